@@ -1,0 +1,833 @@
+//! A small, fast JSON parser with Python's `json` module semantics.
+//!
+//! Why not serde_json: stormlog writes its files with Python's `json.dump`, which
+//! emits `NaN`/`Infinity`/`-Infinity`, keeps integers and floats apart (`1` vs `1.0`),
+//! lets a repeated key overwrite the earlier one, and reports errors with its own
+//! wording. This parser reproduces those rules and writes one record into a flat,
+//! reusable [`Tape`] (no allocation per record once warmed up), which the record
+//! converter reads by node index.
+//!
+//! The parser works on an in-memory slice that may end in the middle of a value:
+//! it then answers [`ParseError::Incomplete`] and the caller reads more input and
+//! tries again from the same start (records are small, so a retry is cheap).
+
+/// One node of a parsed value. Containers are followed by their children and
+/// store the index one past their last descendant, so siblings can be skipped.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Node {
+    Null,
+    Bool(bool),
+    /// An integer literal that fits in `i64`.
+    Int(i64),
+    /// An integer literal outside the `i64` range (Python keeps it exactly). Its
+    /// text, sign included, is `text[start..start + len]`; see [`Tape::big_int`].
+    BigInt { start: u32, len: u32 },
+    /// A literal with a fraction or exponent, or `NaN`/`Infinity`/`-Infinity`.
+    Float(f64),
+    /// A string value; bytes are `text[start..start + len]` of the tape.
+    Str { start: u32, len: u32 },
+    /// An object key; bytes as for `Str`. Always followed by its value.
+    Key { start: u32, len: u32 },
+    /// An array whose elements follow; `end` is the index after its last descendant.
+    Array { end: u32 },
+    /// An object whose key/value pairs follow; `end` as for arrays.
+    Object { end: u32 },
+}
+
+/// A parsed value: nodes plus the text of its strings and keys. `text` is a copy
+/// of the parsed source bytes (one copy per value, not one per string); strings
+/// with escapes are decoded into `escaped`, and their node's `start` carries
+/// [`ESCAPED`].
+#[derive(Debug, Default, Clone)]
+pub struct Tape {
+    pub nodes: Vec<Node>,
+    pub text: Vec<u8>,
+    pub escaped: Vec<u8>,
+}
+
+/// Flag in a string node's `start`: the bytes live in [`Tape::escaped`].
+pub const ESCAPED: u32 = 1 << 31;
+
+/// Why a parse stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParseError {
+    /// The slice ended before the value did: read more input and try again.
+    Incomplete,
+    /// A syntax error at byte `offset` of the slice, with Python's message text
+    /// (`Expecting ',' delimiter`, `Expecting value`, ...).
+    Syntax { offset: usize, message: &'static str },
+}
+
+/// Nesting deeper than this is rejected instead of risking the stack.
+pub const MAX_DEPTH: usize = 256;
+
+const WS: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b' ' as usize] = true;
+    t[b'\t' as usize] = true;
+    t[b'\n' as usize] = true;
+    t[b'\r' as usize] = true;
+    t
+};
+
+/// Bytes that end the fast path of a string scan: quote, backslash, control chars.
+const STRING_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+/// High bit set in each byte of `y` that is zero (exact, no false positives).
+#[inline(always)]
+fn zero_bytes(y: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    !(((y & LOW7) + LOW7) | y | LOW7)
+}
+
+/// Index of the first byte at or after `i` that ends the fast path of a string:
+/// `"`, `\\` or a control character. Eight bytes at a time.
+#[inline]
+fn string_stop(src: &[u8], mut i: usize) -> usize {
+    const QUOTES: u64 = 0x2222_2222_2222_2222;
+    const BACKSLASHES: u64 = 0x5c5c_5c5c_5c5c_5c5c;
+    const CONTROL: u64 = 0xe0e0_e0e0_e0e0_e0e0;
+    while let Some(chunk) = src.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let hits = zero_bytes(x ^ QUOTES) | zero_bytes(x ^ BACKSLASHES) | zero_bytes(x & CONTROL);
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < src.len() && !STRING_STOP[src[i] as usize] {
+        i += 1;
+    }
+    i
+}
+
+/// Index of the first byte at or after `pos` that is not JSON whitespace.
+#[inline(always)]
+pub fn skip_ws(src: &[u8], mut pos: usize) -> usize {
+    // Python's json.dumps writes at most one space between tokens.
+    match src.get(pos) {
+        Some(&b) if !WS[b as usize] => return pos,
+        None => return pos,
+        _ => pos += 1,
+    }
+    while pos < src.len() && WS[src[pos] as usize] {
+        pos += 1;
+    }
+    pos
+}
+
+impl Tape {
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+        self.text.clear();
+        self.escaped.clear();
+    }
+
+    /// Parses exactly one value starting at `start` (leading whitespace allowed) and
+    /// returns the offset just after it. The tape is cleared first; the value is node 0.
+    ///
+    /// With `eof == false` a value cut by the end of `src` yields [`ParseError::Incomplete`];
+    /// with `eof == true` the end is final and yields Python's syntax error instead.
+    pub fn parse_value(&mut self, src: &[u8], start: usize, eof: bool) -> Result<usize, ParseError> {
+        self.clear();
+        let base = skip_ws(src, start);
+        let mut p = Parser {
+            src,
+            tape: self,
+            eof,
+            base,
+        };
+        let end = p.value(base, 0)?;
+        self.text.extend_from_slice(&src[base..end]);
+        Ok(end)
+    }
+
+    /// Bytes of a `Str` or `Key` node (empty for other nodes).
+    #[inline]
+    pub fn bytes(&self, node: Node) -> &[u8] {
+        match node {
+            Node::Str { start, len } | Node::Key { start, len } | Node::BigInt { start, len } => {
+                let (buf, at) = if start & ESCAPED != 0 {
+                    (&self.escaped, (start & !ESCAPED) as usize)
+                } else {
+                    (&self.text, start as usize)
+                };
+                buf.get(at..at + len as usize).unwrap_or(&[])
+            }
+            _ => &[],
+        }
+    }
+
+    /// The exact value of an integer node, when it fits in `i128`.
+    pub fn big_int(&self, node: Node) -> Option<i128> {
+        match node {
+            Node::Int(v) => Some(i128::from(v)),
+            Node::BigInt { .. } => std::str::from_utf8(self.bytes(node)).ok()?.parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// Text of a `Str` or `Key` node. The input was checked to be UTF-8 and escapes
+    /// decode to UTF-8, so the lossy path never changes anything in practice.
+    pub fn text_of(&self, node: Node) -> std::borrow::Cow<'_, str> {
+        let bytes = self.bytes(node);
+        match std::str::from_utf8(bytes) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(bytes),
+        }
+    }
+
+    /// Index one past the subtree rooted at `idx`.
+    #[inline]
+    pub fn subtree_end(&self, idx: usize) -> usize {
+        match self.nodes[idx] {
+            Node::Array { end } | Node::Object { end } => end as usize,
+            _ => idx + 1,
+        }
+    }
+
+    /// Iterates the (key node index, value node index) pairs of the object at `idx`.
+    pub fn entries(&self, idx: usize) -> Entries<'_> {
+        let end = match self.nodes.get(idx) {
+            Some(Node::Object { end }) => *end as usize,
+            _ => idx + 1,
+        };
+        Entries { tape: self, pos: idx + 1, end }
+    }
+
+    /// Iterates the element node indices of the array at `idx`.
+    pub fn elements(&self, idx: usize) -> Elements<'_> {
+        let end = match self.nodes.get(idx) {
+            Some(Node::Array { end }) => *end as usize,
+            _ => idx + 1,
+        };
+        Elements { tape: self, pos: idx + 1, end }
+    }
+
+    /// The value of the LAST occurrence of `key` in the object at `idx` (Python's
+    /// dict keeps the last value of a repeated key).
+    pub fn get(&self, idx: usize, key: &[u8]) -> Option<usize> {
+        let mut found = None;
+        for (k, v) in self.entries(idx) {
+            if self.bytes(self.nodes[k]) == key {
+                found = Some(v);
+            }
+        }
+        found
+    }
+
+    /// Starts an object node to be filled with [`Tape::push_key`] and appended values;
+    /// returns its index for [`Tape::end_container`].
+    pub fn begin_object(&mut self) -> usize {
+        self.nodes.push(Node::Object { end: 0 });
+        self.nodes.len() - 1
+    }
+
+    /// Appends an object key.
+    pub fn push_key(&mut self, bytes: &[u8]) {
+        let start = self.push_escaped(bytes);
+        self.nodes.push(Node::Key {
+            start,
+            len: bytes.len() as u32,
+        });
+    }
+
+    /// Closes the container at `idx` after its last appended descendant.
+    pub fn end_container(&mut self, idx: usize) {
+        let end = self.nodes.len() as u32;
+        if let Node::Array { end: e } | Node::Object { end: e } = &mut self.nodes[idx] {
+            *e = end;
+        }
+    }
+
+    /// Appends the subtree rooted at `idx` of `other` to this tape, returning its new root index.
+    pub fn append_subtree(&mut self, other: &Tape, idx: usize) -> usize {
+        let base = self.nodes.len();
+        let end = other.subtree_end(idx);
+        for &node in &other.nodes[idx..end] {
+            let moved = match node {
+                Node::Str { len, .. } => Node::Str {
+                    start: self.push_escaped(other.bytes(node)),
+                    len,
+                },
+                Node::Key { len, .. } => Node::Key {
+                    start: self.push_escaped(other.bytes(node)),
+                    len,
+                },
+                Node::BigInt { len, .. } => Node::BigInt {
+                    start: self.push_escaped(other.bytes(node)),
+                    len,
+                },
+                Node::Array { end: e } => Node::Array {
+                    end: (e as usize - idx + base) as u32,
+                },
+                Node::Object { end: e } => Node::Object {
+                    end: (e as usize - idx + base) as u32,
+                },
+                other_node => other_node,
+            };
+            self.nodes.push(moved);
+        }
+        base
+    }
+
+    /// Stores bytes in the escaped area; returns the flagged start.
+    fn push_escaped(&mut self, bytes: &[u8]) -> u32 {
+        let start = self.escaped.len() as u32 | ESCAPED;
+        self.escaped.extend_from_slice(bytes);
+        start
+    }
+}
+
+pub struct Entries<'a> {
+    tape: &'a Tape,
+    pos: usize,
+    end: usize,
+}
+
+impl Iterator for Entries<'_> {
+    type Item = (usize, usize);
+    #[inline]
+    fn next(&mut self) -> Option<(usize, usize)> {
+        if self.pos >= self.end {
+            return None;
+        }
+        let key = self.pos;
+        let value = key + 1;
+        self.pos = self.tape.subtree_end(value);
+        Some((key, value))
+    }
+}
+
+pub struct Elements<'a> {
+    tape: &'a Tape,
+    pos: usize,
+    end: usize,
+}
+
+impl Iterator for Elements<'_> {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.pos >= self.end {
+            return None;
+        }
+        let idx = self.pos;
+        self.pos = self.tape.subtree_end(idx);
+        Some(idx)
+    }
+}
+
+struct Parser<'s, 't> {
+    src: &'s [u8],
+    tape: &'t mut Tape,
+    eof: bool,
+    /// Offset of the value's first byte: string nodes are relative to it.
+    base: usize,
+}
+
+fn syntax(offset: usize, message: &'static str) -> ParseError {
+    ParseError::Syntax { offset, message }
+}
+
+impl Parser<'_, '_> {
+    /// The input ended at `offset`: ask for more, or (at end of file) fail with `message`.
+    #[inline]
+    fn ended(&self, offset: usize, message: &'static str) -> ParseError {
+        if self.eof {
+            syntax(offset, message)
+        } else {
+            ParseError::Incomplete
+        }
+    }
+
+    /// Parses a value at `pos` (whitespace already skipped).
+    fn value(&mut self, pos: usize, depth: usize) -> Result<usize, ParseError> {
+        let src = self.src;
+        let Some(&b) = src.get(pos) else {
+            return Err(self.ended(pos, "Expecting value"));
+        };
+        match b {
+            b'{' => self.object(pos, depth),
+            b'[' => self.array(pos, depth),
+            b'"' => {
+                let (start, len, next) = self.string(pos)?;
+                self.tape.nodes.push(Node::Str { start, len });
+                Ok(next)
+            }
+            b'n' => self.literal(pos, b"null", Node::Null),
+            b't' => self.literal(pos, b"true", Node::Bool(true)),
+            b'f' => self.literal(pos, b"false", Node::Bool(false)),
+            b'N' => self.literal(pos, b"NaN", Node::Float(f64::NAN)),
+            b'I' => self.literal(pos, b"Infinity", Node::Float(f64::INFINITY)),
+            b'-' if src.get(pos + 1) == Some(&b'I') => {
+                self.literal(pos, b"-Infinity", Node::Float(f64::NEG_INFINITY))
+            }
+            b'-' | b'0'..=b'9' => self.number(pos),
+            _ => Err(syntax(pos, "Expecting value")),
+        }
+    }
+
+    fn literal(&mut self, pos: usize, word: &[u8], node: Node) -> Result<usize, ParseError> {
+        let avail = &self.src[pos..];
+        if avail.len() < word.len() {
+            if word.starts_with(avail) {
+                return Err(self.ended(pos, "Expecting value"));
+            }
+            return Err(syntax(pos, "Expecting value"));
+        }
+        if &avail[..word.len()] != word {
+            return Err(syntax(pos, "Expecting value"));
+        }
+        self.tape.nodes.push(node);
+        Ok(pos + word.len())
+    }
+
+    fn number(&mut self, pos: usize) -> Result<usize, ParseError> {
+        let src = self.src;
+        let mut i = pos;
+        let negative = src[i] == b'-';
+        if negative {
+            i += 1;
+        }
+        // Integer part: 0 | [1-9][0-9]*, accumulated while scanning. Up to 18
+        // digits cannot overflow; longer literals take the checked path below.
+        let mut small: Option<u64> = Some(0);
+        match src.get(i) {
+            None => return Err(self.ended(pos, "Expecting value")),
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                let first = i;
+                let mut v: u64 = 0;
+                while let Some(&b) = src.get(i) {
+                    let d = b.wrapping_sub(b'0');
+                    if d > 9 {
+                        break;
+                    }
+                    v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+                    i += 1;
+                }
+                small = (i - first <= 18).then_some(v);
+            }
+            Some(_) => return Err(syntax(pos, "Expecting value")),
+        }
+        let int_end = i;
+        let mut is_float = false;
+        // Fraction: '.' digits+ (Python's regex backs off to the integer when no digit follows).
+        if i < src.len() && src[i] == b'.' {
+            match src.get(i + 1) {
+                None if !self.eof => return Err(ParseError::Incomplete),
+                Some(d) if d.is_ascii_digit() => {
+                    i += 2;
+                    while i < src.len() && src[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                    is_float = true;
+                }
+                _ => {}
+            }
+        }
+        // Exponent: [eE][-+]?digits+ (likewise optional as a whole).
+        if i < src.len() && (src[i] == b'e' || src[i] == b'E') {
+            let mut j = i + 1;
+            if j < src.len() && (src[j] == b'+' || src[j] == b'-') {
+                j += 1;
+            }
+            match src.get(j) {
+                None if !self.eof => return Err(ParseError::Incomplete),
+                Some(d) if d.is_ascii_digit() => {
+                    while j < src.len() && src[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    i = j;
+                    is_float = true;
+                }
+                _ => {}
+            }
+        }
+        // A number touching the end of the slice may continue in the next chunk.
+        if i >= src.len() && !self.eof {
+            return Err(ParseError::Incomplete);
+        }
+        if is_float {
+            // Digits, sign, '.', 'e' only: always ASCII, and Rust's parse is correctly rounded.
+            let text = &src[pos..i];
+            let v: f64 = std::str::from_utf8(text)
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| syntax(pos, "Expecting value"))?;
+            self.tape.nodes.push(Node::Float(v));
+        } else if let Some(v) = small {
+            // v < 10^18 fits in i64 either way.
+            let v = v as i64;
+            self.tape.nodes.push(Node::Int(if negative { -v } else { v }));
+        } else {
+            let digits = &src[if negative { pos + 1 } else { pos }..int_end];
+            let node = match parse_int(digits, negative) {
+                Some(v) => Node::Int(v),
+                None => Node::BigInt {
+                    start: (pos - self.base) as u32,
+                    len: (int_end - pos) as u32,
+                },
+            };
+            self.tape.nodes.push(node);
+        }
+        Ok(i)
+    }
+
+    /// Parses a string starting at the opening quote; returns (start, len, next offset)
+    /// for its node: source-relative, or flagged [`ESCAPED`] when it had escapes.
+    fn string(&mut self, pos: usize) -> Result<(u32, u32, usize), ParseError> {
+        let src = self.src;
+        let mut i = string_stop(src, pos + 1);
+        match src.get(i) {
+            Some(b'"') => {
+                let start = (pos + 1 - self.base) as u32;
+                return Ok((start, (i - pos - 1) as u32, i + 1));
+            }
+            Some(b'\\') => {}
+            Some(_) => return Err(syntax(i, "Invalid control character at")),
+            None => return Err(self.ended(pos, "Unterminated string starting at")),
+        }
+        // Slow path: decode escapes into the escaped area.
+        let start = self.tape.escaped.len();
+        self.tape.escaped.extend_from_slice(&src[pos + 1..i]);
+        loop {
+            let Some(&b) = src.get(i) else {
+                return Err(self.ended(pos, "Unterminated string starting at"));
+            };
+            match b {
+                b'"' => {
+                    let len = (self.tape.escaped.len() - start) as u32;
+                    return Ok((start as u32 | ESCAPED, len, i + 1));
+                }
+                b'\\' => {
+                    i = self.escape(pos, i)?;
+                }
+                _ if b < 0x20 => return Err(syntax(i, "Invalid control character at")),
+                _ => {
+                    let run_start = i;
+                    i = string_stop(src, i);
+                    self.tape.escaped.extend_from_slice(&src[run_start..i]);
+                }
+            }
+        }
+    }
+
+    /// Decodes one escape at `pos` (the backslash) of the string opened at `open`;
+    /// returns the offset after it.
+    fn escape(&mut self, open: usize, pos: usize) -> Result<usize, ParseError> {
+        let src = self.src;
+        let Some(&c) = src.get(pos + 1) else {
+            return Err(self.ended(open, "Unterminated string starting at"));
+        };
+        let simple = match c {
+            b'"' => Some(b'"'),
+            b'\\' => Some(b'\\'),
+            b'/' => Some(b'/'),
+            b'b' => Some(0x08),
+            b'f' => Some(0x0c),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            b'u' => None,
+            _ => return Err(syntax(pos, "Invalid \\escape")),
+        };
+        if let Some(byte) = simple {
+            self.tape.escaped.push(byte);
+            return Ok(pos + 2);
+        }
+        let first = match hex4(src, pos + 2) {
+            Hex::Value(v) => v,
+            Hex::Short if !self.eof => return Err(ParseError::Incomplete),
+            _ => return Err(syntax(pos + 1, "Invalid \\uXXXX escape")),
+        };
+        let mut next = pos + 6;
+        let mut code = first;
+        if (0xD800..0xDC00).contains(&first) && src.get(next) == Some(&b'\\') {
+            match src.get(next + 1) {
+                None if !self.eof => return Err(ParseError::Incomplete),
+                Some(b'u') => match hex4(src, next + 2) {
+                    Hex::Value(second) => {
+                        if (0xDC00..0xE000).contains(&second) {
+                            code = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+                            next += 6;
+                        }
+                    }
+                    Hex::Short if !self.eof => return Err(ParseError::Incomplete),
+                    _ => return Err(syntax(next + 1, "Invalid \\uXXXX escape")),
+                },
+                _ => {}
+            }
+        }
+        // Lone surrogates are legal in Python strings but not in Rust ones.
+        let ch = char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
+        let mut buf = [0u8; 4];
+        self.tape
+            .escaped
+            .extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+        Ok(next)
+    }
+
+    fn array(&mut self, pos: usize, depth: usize) -> Result<usize, ParseError> {
+        if depth >= MAX_DEPTH {
+            return Err(syntax(pos, "Nesting too deep"));
+        }
+        let src = self.src;
+        let me = self.tape.nodes.len();
+        self.tape.nodes.push(Node::Array { end: 0 });
+        let mut i = skip_ws(src, pos + 1);
+        match src.get(i) {
+            None => return Err(self.ended(i, "Expecting value")),
+            Some(b']') => {
+                self.close(me);
+                return Ok(i + 1);
+            }
+            Some(_) => {}
+        }
+        loop {
+            i = self.value(i, depth + 1)?;
+            i = skip_ws(src, i);
+            match src.get(i) {
+                None => return Err(self.ended(i, "Expecting ',' delimiter")),
+                Some(b']') => {
+                    self.close(me);
+                    return Ok(i + 1);
+                }
+                Some(b',') => i = skip_ws(src, i + 1),
+                Some(_) => return Err(syntax(i, "Expecting ',' delimiter")),
+            }
+        }
+    }
+
+    fn object(&mut self, pos: usize, depth: usize) -> Result<usize, ParseError> {
+        const NAME: &str = "Expecting property name enclosed in double quotes";
+        if depth >= MAX_DEPTH {
+            return Err(syntax(pos, "Nesting too deep"));
+        }
+        let src = self.src;
+        let me = self.tape.nodes.len();
+        self.tape.nodes.push(Node::Object { end: 0 });
+        let mut i = skip_ws(src, pos + 1);
+        match src.get(i) {
+            None => return Err(self.ended(i, NAME)),
+            Some(b'}') => {
+                self.close(me);
+                return Ok(i + 1);
+            }
+            Some(b'"') => {}
+            Some(_) => return Err(syntax(i, NAME)),
+        }
+        loop {
+            let (start, len, next) = self.string(i)?;
+            self.tape.nodes.push(Node::Key { start, len });
+            i = skip_ws(src, next);
+            match src.get(i) {
+                None => return Err(self.ended(i, "Expecting ':' delimiter")),
+                Some(b':') => {}
+                Some(_) => return Err(syntax(i, "Expecting ':' delimiter")),
+            }
+            i = skip_ws(src, i + 1);
+            i = self.value(i, depth + 1)?;
+            i = skip_ws(src, i);
+            match src.get(i) {
+                None => return Err(self.ended(i, "Expecting ',' delimiter")),
+                Some(b'}') => {
+                    self.close(me);
+                    return Ok(i + 1);
+                }
+                Some(b',') => {
+                    i = skip_ws(src, i + 1);
+                    match src.get(i) {
+                        None => return Err(self.ended(i, NAME)),
+                        Some(b'"') => {}
+                        Some(_) => return Err(syntax(i, NAME)),
+                    }
+                }
+                Some(_) => return Err(syntax(i, "Expecting ',' delimiter")),
+            }
+        }
+    }
+
+    fn close(&mut self, idx: usize) {
+        let end = self.tape.nodes.len() as u32;
+        if let Node::Array { end: e } | Node::Object { end: e } = &mut self.tape.nodes[idx] {
+            *e = end;
+        }
+    }
+}
+
+enum Hex {
+    Value(u32),
+    /// The input ends before four digits (all present ones were hex digits).
+    Short,
+    Invalid,
+}
+
+/// Reads four hex digits at `pos`.
+fn hex4(src: &[u8], pos: usize) -> Hex {
+    let avail = &src[pos.min(src.len())..];
+    let mut v = 0u32;
+    for i in 0..4 {
+        let Some(&b) = avail.get(i) else {
+            return Hex::Short;
+        };
+        let d = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => return Hex::Invalid,
+        };
+        v = v * 16 + d as u32;
+    }
+    Hex::Value(v)
+}
+
+/// Integer literal digits (no sign) to an `i64`, or `None` when out of range.
+fn parse_int(digits: &[u8], negative: bool) -> Option<i64> {
+    let mut v: i64 = 0;
+    for &d in digits {
+        let digit = (d - b'0') as i64;
+        let next = v.checked_mul(10).and_then(|x| {
+            if negative {
+                x.checked_sub(digit)
+            } else {
+                x.checked_add(digit)
+            }
+        });
+        v = next?;
+    }
+    Some(v)
+}
+
+/// Python's `str.isspace()` for one character: Unicode white space plus the
+/// information separators U+001C..U+001F.
+pub fn py_is_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Python's `str.strip()` with no argument.
+pub fn py_strip(s: &str) -> &str {
+    let b = s.as_bytes();
+    // Fast path: printable ASCII at both ends needs no stripping.
+    if let (Some(&first), Some(&last)) = (b.first(), b.last()) {
+        if (0x21..0x7f).contains(&first) && (0x21..0x7f).contains(&last) {
+            return s;
+        }
+    }
+    s.trim_matches(py_is_space)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<(Tape, usize), ParseError> {
+        let mut t = Tape::default();
+        let n = t.parse_value(s.as_bytes(), 0, false)?;
+        Ok((t, n))
+    }
+
+    #[test]
+    fn parses_python_json_values() {
+        let (t, n) = parse(r#"{"a": [1, -2, 3.5, NaN, -Infinity, Infinity], "b": "x\u00e9\n", "a": null} "#)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(n, 74);
+        let a = t.get(0, b"a").unwrap_or(0);
+        assert_eq!(t.nodes[a], Node::Null, "last duplicate key wins");
+        let b = t.get(0, b"b").unwrap_or(0);
+        assert_eq!(t.text_of(t.nodes[b]), "xé\n");
+        let arr = 2;
+        let els: Vec<Node> = t.elements(arr).map(|i| t.nodes[i]).collect();
+        assert_eq!(els[0], Node::Int(1));
+        assert_eq!(els[1], Node::Int(-2));
+        assert_eq!(els[2], Node::Float(3.5));
+        assert!(matches!(els[3], Node::Float(f) if f.is_nan()));
+        assert_eq!(els[4], Node::Float(f64::NEG_INFINITY));
+        assert_eq!(els[5], Node::Float(f64::INFINITY));
+    }
+
+    #[test]
+    fn integers_keep_64_bits_and_flag_bigger_ones() {
+        let (t, _) = parse("[9223372036854775807, -9223372036854775808, 9223372036854775808, 1700000000000000001 ]")
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(t.nodes[1], Node::Int(i64::MAX));
+        assert_eq!(t.nodes[2], Node::Int(i64::MIN));
+        assert!(matches!(t.nodes[3], Node::BigInt { .. }));
+        assert_eq!(t.big_int(t.nodes[3]), Some(9_223_372_036_854_775_808));
+        assert_eq!(t.nodes[4], Node::Int(1_700_000_000_000_000_001));
+    }
+
+    #[test]
+    fn incomplete_input_asks_for_more() {
+        for cut in [r#"{"a": 1"#, r#"{"a": "xy"#, "[1, 2", "[tr", "{\"a\": 12", "[1.5e"] {
+            assert_eq!(parse(cut).err(), Some(ParseError::Incomplete), "{cut}");
+        }
+    }
+
+    #[test]
+    fn syntax_errors_use_python_wording_and_offsets() {
+        let cases = [
+            ("{\"a\": 1 \"b\": 2}", 8, "Expecting ',' delimiter"),
+            ("{\"a\" 1}", 5, "Expecting ':' delimiter"),
+            ("{a: 1}", 1, "Expecting property name enclosed in double quotes"),
+            ("[1, ]", 4, "Expecting value"),
+            ("[\"a\u{1}\"]", 3, "Invalid control character at"),
+            ("[\"\\x\"]", 2, "Invalid \\escape"),
+            ("[01]", 2, "Expecting ',' delimiter"),
+            ("[-]", 1, "Expecting value"),
+        ];
+        for (src, offset, message) in cases {
+            assert_eq!(
+                parse(src).err(),
+                Some(ParseError::Syntax { offset, message }),
+                "{src}"
+            );
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let src = "[".repeat(100_000);
+        assert!(matches!(parse(&src), Err(ParseError::Syntax { .. })));
+    }
+
+    #[test]
+    fn string_scan_stops_at_quotes_backslashes_and_control_bytes() {
+        for (src, expected) in [
+            ("abcdefghijklmnop\"", 16),
+            ("abcdefgh\\ijk", 8),
+            ("abcdefghijklm\u{1}", 13),
+            ("abc\"", 3),
+            ("héllo wörld, ünïcode \"", 25),
+            ("abcdefghijklmnopqrstuvwxyz", 26),
+        ] {
+            assert_eq!(string_stop(src.as_bytes(), 0), expected, "{src:?}");
+        }
+    }
+
+    #[test]
+    fn surrogate_pairs_decode() {
+        let (t, _) = parse(r#"["\ud83d\ude00", "\ud800x"]"#).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(t.text_of(t.nodes[1]), "😀");
+        assert_eq!(t.text_of(t.nodes[2]), "\u{FFFD}x");
+    }
+
+    #[test]
+    fn python_strip_includes_information_separators() {
+        assert_eq!(py_strip("\u{1c} x \u{a0}"), "x");
+        assert_eq!(py_strip("\u{3000}"), "");
+    }
+}
