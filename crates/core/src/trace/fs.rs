@@ -1,0 +1,165 @@
+//! Where trace files come from. The loader sees paths through [`TraceFs`], so the
+//! same code serves the native CLI (the real file system), tests (in memory) and
+//! the browser worker (dropped files and folders, read from Blobs).
+
+use std::collections::BTreeMap;
+use std::io::Read;
+
+/// What a path names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathKind {
+    File,
+    Dir,
+    Missing,
+}
+
+/// A read-only file tree with `/`-separated paths.
+pub trait TraceFs {
+    fn kind(&self, path: &str) -> PathKind;
+    /// Full paths of the direct children of a directory, sorted.
+    fn list_dir(&self, path: &str) -> Vec<String>;
+    fn open(&self, path: &str) -> std::io::Result<Box<dyn Read + '_>>;
+    /// Size in bytes, for progress.
+    fn size(&self, path: &str) -> Option<u64>;
+    /// The absolute form stormlog would use (`Path.resolve()`), for stable ids.
+    fn resolve(&self, path: &str) -> String;
+}
+
+/// The last component of a path.
+pub fn file_name(path: &str) -> &str {
+    let trimmed = path.trim_end_matches('/');
+    trimmed.rsplit('/').next().unwrap_or(trimmed)
+}
+
+/// The parent directory of a path ("" for a bare name).
+pub fn parent(path: &str) -> &str {
+    let trimmed = path.trim_end_matches('/');
+    match trimmed.rfind('/') {
+        Some(0) => "/",
+        Some(i) => &trimmed[..i],
+        None => "",
+    }
+}
+
+/// `dir` joined with `name`.
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else if dir.ends_with('/') {
+        format!("{dir}{name}")
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// Files held in memory: tests, and the browser (where the worker reads Blobs
+/// through its own implementation of [`TraceFs`]).
+#[derive(Debug, Default, Clone)]
+pub struct MemFs {
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+impl MemFs {
+    pub fn new() -> MemFs {
+        MemFs::default()
+    }
+
+    pub fn insert(&mut self, path: &str, bytes: impl Into<Vec<u8>>) {
+        self.files.insert(path.trim_end_matches('/').to_string(), bytes.into());
+    }
+}
+
+impl TraceFs for MemFs {
+    fn kind(&self, path: &str) -> PathKind {
+        let path = path.trim_end_matches('/');
+        if self.files.contains_key(path) {
+            return PathKind::File;
+        }
+        let prefix = format!("{path}/");
+        if path.is_empty() || self.files.keys().any(|k| k.starts_with(&prefix)) {
+            PathKind::Dir
+        } else {
+            PathKind::Missing
+        }
+    }
+
+    fn list_dir(&self, path: &str) -> Vec<String> {
+        let path = path.trim_end_matches('/');
+        let prefix = if path.is_empty() { String::new() } else { format!("{path}/") };
+        let mut out: Vec<String> = self
+            .files
+            .keys()
+            .filter_map(|k| k.strip_prefix(&prefix))
+            .map(|rest| match rest.find('/') {
+                Some(i) => join(path, &rest[..i]),
+                None => join(path, rest),
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn open(&self, path: &str) -> std::io::Result<Box<dyn Read + '_>> {
+        match self.files.get(path.trim_end_matches('/')) {
+            Some(bytes) => Ok(Box::new(bytes.as_slice())),
+            None => Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no such file")),
+        }
+    }
+
+    fn size(&self, path: &str) -> Option<u64> {
+        self.files.get(path.trim_end_matches('/')).map(|b| b.len() as u64)
+    }
+
+    fn resolve(&self, path: &str) -> String {
+        if path.starts_with('/') {
+            path.to_string()
+        } else {
+            format!("/{path}")
+        }
+    }
+}
+
+/// The real file system (native builds).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct StdFs;
+
+impl TraceFs for StdFs {
+    fn kind(&self, path: &str) -> PathKind {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => PathKind::Dir,
+            Ok(_) => PathKind::File,
+            Err(_) => PathKind::Missing,
+        }
+    }
+
+    fn list_dir(&self, path: &str) -> Vec<String> {
+        let mut out: Vec<String> = match std::fs::read_dir(path) {
+            Ok(entries) => entries
+                .filter_map(Result::ok)
+                .map(|e| join(path, &e.file_name().to_string_lossy()))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        out.sort();
+        out
+    }
+
+    fn open(&self, path: &str) -> std::io::Result<Box<dyn Read + '_>> {
+        Ok(Box::new(std::fs::File::open(path)?))
+    }
+
+    fn size(&self, path: &str) -> Option<u64> {
+        std::fs::metadata(path).ok().map(|m| m.len())
+    }
+
+    fn resolve(&self, path: &str) -> String {
+        match std::fs::canonicalize(path) {
+            Ok(p) => p.to_string_lossy().into_owned(),
+            Err(_) => match std::env::current_dir() {
+                Ok(cwd) if !path.starts_with('/') => join(&cwd.to_string_lossy(), path),
+                _ => path.to_string(),
+            },
+        }
+    }
+}

@@ -1,0 +1,762 @@
+//! From paths to sessions, the way stormlog 0.4.3 does it.
+//!
+//! - One path behaves like `gpumemprof analyze PATH`: `load_telemetry_sessions`
+//!   (a JSON file, a `.jsonl` segment, a telemetry-sink folder or its
+//!   `manifest.json`), then the first session in selection order, or `--session-id`.
+//! - Several paths (or a folder of per-rank exports) behave like the TUI's
+//!   `load_distributed_artifacts`: per-rank files that share a `job_id` become one
+//!   synthetic distributed session, which is selected by default. Unlike the TUI,
+//!   every event is kept (see CONTRACTS.md).
+//!
+//! Beyond stormlog: gzip anywhere (sniffed), JSONL content in a `.json` file, a
+//! folder of exports whose names the TUI's globs would miss, and per-file errors
+//! that do not discard the other files.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use super::error::{LoadError, LoadErrorKind};
+use super::event::{Event, StrId, Strings, NO_STR};
+use super::fs::{file_name, join, parent, PathKind, TraceFs};
+use super::parse::{parse_json, parse_jsonl, LoadCtx, SessionEvents, SessionGrouper};
+use super::reader::Input;
+use super::session::{sort_by_selection, stable_legacy_session_id, summary_from_json, SessionStatus, SessionSummary};
+use crate::json::{Node, Tape};
+use crate::phases::PhaseBoundary;
+
+const MANIFEST: &str = "manifest.json";
+
+/// Loading settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct LoadOptions {
+    /// Analyse this session instead of the default one.
+    pub session_id: Option<String>,
+}
+
+/// Progress of a load, reported after every chunk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LoadProgress {
+    pub file: String,
+    pub file_index: usize,
+    pub file_count: usize,
+    /// Bytes read of this file (compressed bytes for gzip).
+    pub file_done_bytes: u64,
+    pub file_total_bytes: u64,
+}
+
+/// One loaded session.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub summary: SessionSummary,
+    /// Sorted by timestamp (stable).
+    pub events: Vec<Event>,
+    pub sources: Vec<String>,
+    /// A distributed session synthesized from per-rank files.
+    pub synthetic: bool,
+}
+
+/// How the inputs were combined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadMode {
+    /// One path, as `gpumemprof analyze`.
+    Single,
+    /// Several paths combined, as the TUI's distributed loader.
+    Distributed,
+}
+
+/// Everything loaded, ready for attribution.
+#[derive(Debug, Default)]
+pub struct Dataset {
+    pub strings: Strings,
+    pub phases: Vec<PhaseBoundary>,
+    /// In stormlog's order (selection priority).
+    pub sessions: Vec<Session>,
+    /// The session analysed by default (or the requested one).
+    pub selected: Option<usize>,
+    pub mode: Option<LoadMode>,
+}
+
+impl Dataset {
+    /// Events of the selected session (empty when there is none).
+    pub fn selected_events(&self) -> &[Event] {
+        self.selected
+            .and_then(|i| self.sessions.get(i))
+            .map(|s| s.events.as_slice())
+            .unwrap_or(&[])
+    }
+}
+
+/// The result of a load: what could be loaded, and one error per input that could not.
+#[derive(Debug, Default)]
+pub struct LoadOutcome {
+    pub dataset: Dataset,
+    pub errors: Vec<LoadError>,
+}
+
+/// Loads `paths` from `fs`.
+pub fn load(fs: &dyn TraceFs, paths: &[String], options: &LoadOptions, progress: &mut dyn FnMut(&LoadProgress)) -> LoadOutcome {
+    let mut loader = Loader {
+        fs,
+        ctx: LoadCtx::default(),
+        progress,
+        file_index: 0,
+        file_count: 0,
+    };
+    let mut outcome = LoadOutcome::default();
+    let single = paths.len() == 1 && is_single_input(fs, &paths[0]);
+    let (sessions, selected, mode) = if single {
+        let path = &paths[0];
+        loader.file_count = count_files(fs, path);
+        match loader.load_sessions(path) {
+            Ok(sessions) => match select_single(&sessions, options) {
+                Ok(selected) => (sessions, selected, LoadMode::Single),
+                Err(e) => {
+                    outcome.errors.push(e);
+                    (sessions, None, LoadMode::Single)
+                }
+            },
+            Err(e) => {
+                outcome.errors.push(e);
+                (Vec::new(), None, LoadMode::Single)
+            }
+        }
+    } else {
+        let inputs = expand_inputs(fs, paths, &mut outcome.errors);
+        loader.file_count = inputs.iter().map(|p| count_files(fs, p)).sum();
+        let (sessions, selected) = loader.load_distributed(&inputs, options, &mut outcome.errors);
+        (sessions, selected, LoadMode::Distributed)
+    };
+    outcome.dataset = Dataset {
+        strings: loader.ctx.strings,
+        phases: loader.ctx.phases,
+        sessions,
+        selected,
+        mode: Some(mode),
+    };
+    outcome
+}
+
+/// Strips a `.gz` suffix (any case) for suffix decisions.
+fn logical_name(name: &str) -> &str {
+    let lower = name.to_ascii_lowercase();
+    if lower.ends_with(".gz") {
+        &name[..name.len() - 3]
+    } else {
+        name
+    }
+}
+
+fn is_segment_name(name: &str) -> bool {
+    let logical = logical_name(name);
+    logical.starts_with("segment-") && logical.ends_with(".jsonl")
+}
+
+/// Is `dir` a telemetry-sink folder (a manifest or segment files)?
+fn is_sink_dir(fs: &dyn TraceFs, dir: &str) -> bool {
+    fs.kind(&join(dir, MANIFEST)) == PathKind::File
+        || fs
+            .list_dir(dir)
+            .iter()
+            .any(|p| is_segment_name(file_name(p)) && fs.kind(p) == PathKind::File)
+}
+
+/// One path alone is analysed as `gpumemprof analyze` would, unless it is a folder
+/// of per-rank exports (not a sink).
+fn is_single_input(fs: &dyn TraceFs, path: &str) -> bool {
+    match fs.kind(path) {
+        PathKind::Dir => is_sink_dir(fs, path),
+        _ => true,
+    }
+}
+
+fn count_files(fs: &dyn TraceFs, path: &str) -> usize {
+    match fs.kind(path) {
+        PathKind::Dir => fs.list_dir(path).iter().filter(|p| is_segment_name(file_name(p))).count().max(1),
+        _ => 1,
+    }
+}
+
+/// The TUI's candidate files of an export folder (`_discover_candidate_files`,
+/// JSON only), recursively; when its globs match nothing, every JSON/JSONL file
+/// directly in the folder (beyond stormlog).
+fn discover_export_files(fs: &dyn TraceFs, dir: &str) -> Vec<String> {
+    fn walk(fs: &dyn TraceFs, dir: &str, out: &mut Vec<String>) {
+        for p in fs.list_dir(dir) {
+            match fs.kind(&p) {
+                PathKind::Dir => walk(fs, &p, out),
+                PathKind::File => {
+                    let name = logical_name(file_name(&p));
+                    let matches = name.ends_with(".json")
+                        && name != "telemetry_timeline.json"
+                        && (name == "events.json" || name.contains("events") || name.contains("track"));
+                    if matches {
+                        out.push(p);
+                    }
+                }
+                PathKind::Missing => {}
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(fs, dir, &mut found);
+    if found.is_empty() {
+        found = fs
+            .list_dir(dir)
+            .into_iter()
+            .filter(|p| {
+                let lower = logical_name(file_name(p)).to_ascii_lowercase();
+                fs.kind(p) == PathKind::File && (lower.ends_with(".json") || lower.ends_with(".jsonl"))
+            })
+            .collect();
+    }
+    found.sort();
+    found
+}
+
+/// Several inputs: folders of exports become their files; sink folders stay whole.
+fn expand_inputs(fs: &dyn TraceFs, paths: &[String], errors: &mut Vec<LoadError>) -> Vec<String> {
+    let mut out = Vec::new();
+    for path in paths {
+        match fs.kind(path) {
+            PathKind::Dir if !is_sink_dir(fs, path) => {
+                let files = discover_export_files(fs, path);
+                if files.is_empty() {
+                    errors.push(LoadError::new(
+                        LoadErrorKind::NotFound,
+                        file_name(path),
+                        format!("No telemetry event payloads found in directory: {path}"),
+                    ));
+                }
+                out.extend(files);
+            }
+            _ => out.push(path.clone()),
+        }
+    }
+    out
+}
+
+/// `gpumemprof analyze`'s choice: the requested session, else the first in order.
+fn select_single(sessions: &[Session], options: &LoadOptions) -> Result<Option<usize>, LoadError> {
+    match &options.session_id {
+        Some(id) => match sessions.iter().position(|s| &s.summary.session_id == id) {
+            Some(i) => Ok(Some(i)),
+            None => Err(session_not_found(id)),
+        },
+        None => Ok((!sessions.is_empty()).then_some(0)),
+    }
+}
+
+fn session_not_found(id: &str) -> LoadError {
+    let mut e = LoadError::new(
+        LoadErrorKind::Session,
+        "",
+        format!("Requested session_id not found: {id}"),
+    );
+    e.field = Some("session_id".to_string());
+    e
+}
+
+/// `select_default_loaded_session`: prefer sessions with events, then selection order.
+fn select_default(sessions: &[Session], among: impl Fn(&Session) -> bool) -> Option<usize> {
+    let candidates: Vec<usize> = (0..sessions.len()).filter(|&i| among(&sessions[i])).collect();
+    let non_empty: Vec<usize> = candidates.iter().copied().filter(|&i| !sessions[i].events.is_empty()).collect();
+    let pool = if non_empty.is_empty() { candidates } else { non_empty };
+    pool.into_iter().min_by(|&a, &b| {
+        sessions[a]
+            .summary
+            .selection_key()
+            .cmp(&sessions[b].summary.selection_key())
+    })
+}
+
+struct Loader<'a> {
+    fs: &'a dyn TraceFs,
+    ctx: LoadCtx,
+    progress: &'a mut dyn FnMut(&LoadProgress),
+    file_index: usize,
+    file_count: usize,
+}
+
+/// A sink manifest, read tolerantly (anything unreadable is ignored, as stormlog does).
+#[derive(Default)]
+struct Manifest {
+    sessions: Vec<SessionSummary>,
+    /// (segment file name, session id hint)
+    segments: Vec<(String, Option<String>)>,
+}
+
+impl Loader<'_> {
+    /// `load_telemetry_sessions(path)`: sessions in selection order.
+    fn load_sessions(&mut self, path: &str) -> Result<Vec<Session>, LoadError> {
+        let fs = self.fs;
+        let name = file_name(path).to_string();
+        let resolved = fs.resolve(path);
+        match fs.kind(path) {
+            PathKind::Missing => Err(LoadError::new(
+                LoadErrorKind::NotFound,
+                &name,
+                format!("Path does not exist: {path}"),
+            )),
+            PathKind::Dir => {
+                let manifest = self.read_manifest(&join(path, MANIFEST));
+                let segments = self.segment_paths(path, manifest.as_ref());
+                if segments.is_empty() {
+                    let what = if manifest.is_some() {
+                        format!("Telemetry sink {path} retained no segments")
+                    } else {
+                        format!("No telemetry event payloads found in directory: {path}")
+                    };
+                    return Err(LoadError::new(LoadErrorKind::NotFound, &name, what));
+                }
+                self.load_sink(&resolved, &segments, manifest)
+            }
+            PathKind::File if name == MANIFEST => {
+                let manifest = self.read_manifest(path);
+                let segments = self.segment_paths(parent(path), manifest.as_ref());
+                if segments.is_empty() {
+                    return Err(LoadError::new(
+                        LoadErrorKind::NotFound,
+                        &name,
+                        format!("Telemetry sink {path} retained no segments"),
+                    ));
+                }
+                self.load_sink(&resolved, &segments, manifest)
+            }
+            PathKind::File if logical_name(&name).ends_with(".jsonl") => {
+                let manifest_path = join(parent(path), MANIFEST);
+                let manifest = if fs.kind(&manifest_path) == PathKind::File {
+                    self.read_manifest(&manifest_path)
+                } else {
+                    None
+                };
+                self.load_sink(&resolved, &[path.to_string()], manifest)
+            }
+            PathKind::File => {
+                let default_id = stable_legacy_session_id(&[&resolved, "json"]);
+                let mut input = open_input(fs, path, &mut *self.progress, &mut self.file_index, self.file_count)?;
+                let parsed = parse_json(&mut input, &mut self.ctx, &default_id)?;
+                drop(input);
+                Ok(self.assemble(parsed.grouper, parsed.summaries.unwrap_or_default(), &name, &[resolved]))
+            }
+        }
+    }
+
+    fn read_manifest(&self, path: &str) -> Option<Manifest> {
+        let mut reader = self.fs.open(path).ok()?;
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).ok()?;
+        let mut tape = Tape::default();
+        let n = tape.parse_value(&bytes, 0, true).ok()?;
+        if crate::json::skip_ws(&bytes, n) != bytes.len() || !matches!(tape.nodes[0], Node::Object { .. }) {
+            return None;
+        }
+        // schema_version: int(x) with default 1; below 1 counts as 1.
+        let schema_version = match tape.get(0, b"schema_version") {
+            Some(i) => super::session::py_int(&tape, i).filter(|v| *v >= 1).unwrap_or(1),
+            None => 1,
+        };
+        let mut manifest = Manifest::default();
+        if schema_version >= 2 {
+            if let Some(list) = tape.get(0, b"sessions").filter(|&i| matches!(tape.nodes[i], Node::Array { .. })) {
+                for entry in tape.elements(list) {
+                    if let Ok(summary) = summary_from_json(&tape, entry) {
+                        manifest.sessions.push(summary);
+                    }
+                }
+            }
+        }
+        if let Some(list) = tape.get(0, b"segments").filter(|&i| matches!(tape.nodes[i], Node::Array { .. })) {
+            for entry in tape.elements(list) {
+                if !matches!(tape.nodes[entry], Node::Object { .. }) {
+                    continue;
+                }
+                let Some(filename) = tape.get(entry, b"filename").map(|i| tape.nodes[i]).filter(|n| matches!(n, Node::Str { .. })) else {
+                    continue;
+                };
+                let session = match tape.get(entry, b"session_id").map(|i| tape.nodes[i]) {
+                    Some(n @ Node::Str { .. }) => Some(tape.text_of(n).into_owned()),
+                    _ => None,
+                };
+                manifest.segments.push((tape.text_of(filename).into_owned(), session));
+            }
+        }
+        Some(manifest)
+    }
+
+    /// Manifest segments that exist plus discovered `segment-*.jsonl`, by name.
+    fn segment_paths(&self, dir: &str, manifest: Option<&Manifest>) -> Vec<String> {
+        let mut by_name: Vec<(String, String)> = self
+            .fs
+            .list_dir(dir)
+            .into_iter()
+            .filter(|p| is_segment_name(file_name(p)) && self.fs.kind(p) == PathKind::File)
+            .map(|p| (file_name(&p).to_string(), p))
+            .collect();
+        if let Some(m) = manifest {
+            for (filename, _) in &m.segments {
+                let p = join(dir, filename);
+                if self.fs.kind(&p) == PathKind::File && !by_name.iter().any(|(n, _)| n == filename) {
+                    by_name.push((filename.clone(), p));
+                }
+            }
+        }
+        by_name.sort();
+        by_name.into_iter().map(|(_, p)| p).collect()
+    }
+
+    fn load_sink(&mut self, resolved_input: &str, segments: &[String], manifest: Option<Manifest>) -> Result<Vec<Session>, LoadError> {
+        let manifest = manifest.unwrap_or_default();
+        let fallback = stable_legacy_session_id(&[resolved_input, "sink"]);
+        let mut grouper = SessionGrouper::default();
+        let mut sources: HashMap<StrId, Vec<String>> = HashMap::new();
+        for segment in segments {
+            let name = file_name(segment).to_string();
+            let hint = manifest
+                .segments
+                .iter()
+                .find(|(f, _)| *f == name)
+                .and_then(|(_, s)| s.clone())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| fallback.clone());
+            let before: Vec<usize> = grouper.sessions.iter().map(|s| s.events.len()).collect();
+            let mut input = open_input(self.fs, segment, &mut *self.progress, &mut self.file_index, self.file_count)?;
+            parse_jsonl(&mut input, &mut self.ctx, &hint, &mut grouper)?;
+            drop(input);
+            let resolved_segment = self.fs.resolve(segment);
+            for (i, s) in grouper.sessions.iter().enumerate() {
+                if s.events.len() > before.get(i).copied().unwrap_or(0) {
+                    sources.entry(s.session).or_default().push(resolved_segment.clone());
+                }
+            }
+        }
+        let name = file_name(resolved_input).to_string();
+        let mut sessions = self.assemble(grouper, manifest.sessions, &name, &[]);
+        for s in &mut sessions {
+            let id = self.ctx.strings.intern(&s.summary.session_id);
+            if let Some(list) = sources.remove(&id) {
+                let mut list = list;
+                list.sort();
+                list.dedup();
+                s.sources = list;
+            }
+        }
+        Ok(sessions)
+    }
+
+    /// `_assemble_loaded_sessions`: grouped events plus manifest/tracker summaries,
+    /// each session sorted by time, all sessions in selection order.
+    fn assemble(&mut self, grouper: SessionGrouper, summaries: Vec<SessionSummary>, name: &str, sources: &[String]) -> Vec<Session> {
+        let mut sessions: Vec<Session> = Vec::new();
+        for group in grouper.sessions {
+            let id = self.ctx.strings.str(group.session).to_string();
+            let summary = match summaries.iter().find(|s| s.session_id == id) {
+                Some(s) => s.clone(),
+                None => self.infer_summary(&group, name),
+            };
+            let mut events = group.events;
+            events.sort_by_key(|e| e.timestamp_ns);
+            sessions.push(Session {
+                summary,
+                events,
+                sources: sources.to_vec(),
+                synthetic: false,
+            });
+        }
+        for summary in summaries {
+            if !sessions.iter().any(|s| s.summary.session_id == summary.session_id) {
+                sessions.push(Session {
+                    summary,
+                    events: Vec::new(),
+                    sources: sources.to_vec(),
+                    synthetic: false,
+                });
+            }
+        }
+        sort_by_selection(&mut sessions, |s| &s.summary);
+        sessions
+    }
+
+    /// `infer_session_summary_from_events` (fallback status: incomplete).
+    fn infer_summary(&self, group: &SessionEvents, name: &str) -> SessionSummary {
+        let strings = &self.ctx.strings;
+        let Some((first, extras)) = group.first else {
+            // A group always holds at least one event; keep a harmless default anyway.
+            return SessionSummary {
+                session_id: strings.str(group.session).to_string(),
+                status: SessionStatus::Incomplete,
+                started_at_ns: 0,
+                ended_at_ns: None,
+                host: "unknown".to_string(),
+                pid: -1,
+                job_id: None,
+                rank: 0,
+                local_rank: 0,
+                world_size: 1,
+                source: format!("artifact:{name}"),
+            };
+        };
+        let (status, ended) = match group.last_stop_ns {
+            Some(t) => (SessionStatus::Completed, Some(i128::from(t))),
+            None => (SessionStatus::Incomplete, None),
+        };
+        SessionSummary {
+            session_id: strings.str(group.session).to_string(),
+            status,
+            started_at_ns: i128::from(first.timestamp_ns),
+            ended_at_ns: ended,
+            host: strings.str(extras.host).to_string(),
+            pid: i128::from(extras.pid),
+            job_id: strings.get(extras.job_id).map(str::to_string),
+            rank: i128::from(first.rank),
+            local_rank: i128::from(first.local_rank),
+            world_size: i128::from(first.world_size.max(1)),
+            source: format!("artifact:{name}"),
+        }
+    }
+}
+
+/// Opens `path` as a streamed [`Input`] reporting progress.
+fn open_input<'p>(
+    fs: &'p dyn TraceFs,
+    path: &str,
+    progress: &'p mut dyn FnMut(&LoadProgress),
+    file_index: &mut usize,
+    file_count: usize,
+) -> Result<Input<'p>, LoadError> {
+    let name = file_name(path).to_string();
+    let source = fs
+        .open(path)
+        .map_err(|e| LoadError::new(LoadErrorKind::Io, &name, format!("cannot open {path}: {e}")))?;
+    let report = LoadProgress {
+        file: name.clone(),
+        file_index: *file_index,
+        file_count: file_count.max(*file_index + 1),
+        file_done_bytes: 0,
+        file_total_bytes: fs.size(path).unwrap_or(0),
+    };
+    *file_index += 1;
+    progress(&report);
+    let callback = Box::new(move |done: u64| {
+        let mut r = report.clone();
+        r.file_done_bytes = done;
+        progress(&r);
+    });
+    Input::new(&name, source, Some(callback))
+}
+
+// ── Several inputs: the TUI's distributed loader ───────────────────────────
+
+/// `_dedupe_events`: drop repeats of (session, time, rank, local rank, world
+/// size, type, allocated, reserved, used, context-or-"").
+fn dedupe(events: Vec<Event>, strings: &mut Strings) -> Vec<Event> {
+    let empty = strings.intern("");
+    let mut seen = HashSet::with_capacity(events.len());
+    events
+        .into_iter()
+        .filter(|e| {
+            let context = if e.context == NO_STR { empty } else { e.context };
+            seen.insert((
+                e.session,
+                e.timestamp_ns,
+                e.rank,
+                e.local_rank,
+                e.world_size,
+                e.event_type,
+                e.allocator_allocated_bytes(),
+                e.allocator_reserved_bytes(),
+                e.device_used_bytes(),
+                context,
+            ))
+        })
+        .collect()
+}
+
+/// The lifecycle of merged summaries (`_create_merged_session_summary`).
+fn merged_summary(summaries: &[&SessionSummary], session_id: &str, source: &str) -> SessionSummary {
+    let all_completed = summaries.iter().all(|s| s.status == SessionStatus::Completed);
+    let ended = if all_completed {
+        summaries.iter().filter_map(|s| s.ended_at_ns).max()
+    } else {
+        None
+    };
+    let common = |values: Vec<Option<&str>>| -> Option<String> {
+        let mut distinct: Vec<&str> = values.into_iter().flatten().collect();
+        distinct.sort();
+        distinct.dedup();
+        (distinct.len() == 1).then(|| distinct[0].to_string())
+    };
+    let pids: HashSet<i128> = summaries.iter().map(|s| s.pid).collect();
+    SessionSummary {
+        session_id: session_id.to_string(),
+        status: if all_completed {
+            SessionStatus::Completed
+        } else {
+            SessionStatus::Incomplete
+        },
+        started_at_ns: summaries.iter().map(|s| s.started_at_ns).min().unwrap_or(0),
+        ended_at_ns: ended,
+        host: common(summaries.iter().map(|s| Some(s.host.as_str())).collect()).unwrap_or_else(|| "multiple".to_string()),
+        pid: if pids.len() == 1 {
+            summaries.first().map(|s| s.pid).unwrap_or(-1)
+        } else {
+            -1
+        },
+        job_id: common(summaries.iter().map(|s| s.job_id.as_deref()).collect()),
+        rank: summaries.iter().map(|s| s.rank).min().unwrap_or(0),
+        local_rank: summaries.iter().map(|s| s.local_rank).min().unwrap_or(0),
+        world_size: summaries.iter().map(|s| s.world_size).max().unwrap_or(1).max(1),
+        source: source.to_string(),
+    }
+}
+
+/// `_merge_loaded_session_group`: one session from several, under a new id.
+fn merge_group(group: &[&Session], session_id: &str, source: &str, strings: &mut Strings) -> Session {
+    let id = strings.intern(session_id);
+    let events: Vec<Event> = group
+        .iter()
+        .flat_map(|s| s.events.iter())
+        .map(|e| {
+            let mut e = *e;
+            e.session = id;
+            e
+        })
+        .collect();
+    let mut events = dedupe(events, strings);
+    events.sort_by_key(|e| e.timestamp_ns);
+    let mut sources: Vec<String> = group.iter().flat_map(|s| s.sources.iter().cloned()).collect();
+    sources.sort();
+    sources.dedup();
+    let summaries: Vec<&SessionSummary> = group.iter().map(|s| &s.summary).collect();
+    Session {
+        summary: merged_summary(&summaries, session_id, source),
+        events,
+        sources,
+        synthetic: true,
+    }
+}
+
+impl Loader<'_> {
+    fn load_distributed(&mut self, inputs: &[String], options: &LoadOptions, errors: &mut Vec<LoadError>) -> (Vec<Session>, Option<usize>) {
+        // Accumulated sessions by id, in first-seen order.
+        let mut accumulated: Vec<Session> = Vec::new();
+        let mut legacy_flat: Vec<Session> = Vec::new();
+        let mut single_session_ids: HashSet<String> = HashSet::new();
+        for path in inputs {
+            let sessions = match self.load_sessions(path) {
+                Ok(s) => s,
+                Err(e) => {
+                    errors.push(e);
+                    continue;
+                }
+            };
+            let name = logical_name(file_name(path)).to_ascii_lowercase();
+            let legacy_id = stable_legacy_session_id(&[&self.fs.resolve(path), "json"]);
+            let is_legacy = self.fs.kind(path) == PathKind::File
+                && (name.ends_with(".json") || name.ends_with(".jsonl"))
+                && !sessions.is_empty()
+                && sessions.iter().all(|s| s.summary.session_id == legacy_id);
+            if is_legacy {
+                legacy_flat.extend(sessions);
+                continue;
+            }
+            if sessions.len() == 1 {
+                single_session_ids.insert(sessions[0].summary.session_id.clone());
+            }
+            accumulate(&mut accumulated, sessions);
+        }
+        if !legacy_flat.is_empty() {
+            let mut sources: Vec<String> = legacy_flat.iter().flat_map(|s| s.sources.iter().cloned()).collect();
+            sources.sort();
+            sources.dedup();
+            let mut parts: Vec<&str> = vec!["distributed.legacy"];
+            parts.extend(sources.iter().map(String::as_str));
+            let id = stable_legacy_session_id(&parts);
+            let refs: Vec<&Session> = legacy_flat.iter().collect();
+            let mut merged = merge_group(&refs, &id, "stormlog.diagnostics.legacy", &mut self.ctx.strings);
+            merged.synthetic = false;
+            accumulate(&mut accumulated, vec![merged]);
+        }
+        // _finalize_loaded_sessions
+        let mut sessions: Vec<Session> = accumulated
+            .into_iter()
+            .map(|mut s| {
+                let events = std::mem::take(&mut s.events);
+                let mut events = dedupe(events, &mut self.ctx.strings);
+                events.sort_by_key(|e| e.timestamp_ns);
+                s.events = events;
+                s.sources.sort();
+                s.sources.dedup();
+                s
+            })
+            .collect();
+        sort_by_selection(&mut sessions, |s| &s.summary);
+
+        // _synthesize_distributed_sessions
+        let mut groups: Vec<((String, i128), Vec<usize>)> = Vec::new();
+        for (i, s) in sessions.iter().enumerate() {
+            let sum = &s.summary;
+            let Some(job_id) = &sum.job_id else { continue };
+            if !single_session_ids.contains(&sum.session_id) || sum.world_size <= 1 || s.events.is_empty() {
+                continue;
+            }
+            let key = (job_id.clone(), sum.world_size);
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, members)) => members.push(i),
+                None => groups.push((key, vec![i])),
+            }
+        }
+        let mut synthetic: Vec<Session> = Vec::new();
+        for ((job_id, world_size), members) in &groups {
+            if members.len() <= 1 || members.len() as i128 > *world_size {
+                continue;
+            }
+            let ranks: HashSet<i128> = members.iter().map(|&i| sessions[i].summary.rank).collect();
+            if ranks.len() != members.len() {
+                continue;
+            }
+            let mut ids: Vec<&str> = members.iter().map(|&i| sessions[i].summary.session_id.as_str()).collect();
+            ids.sort();
+            let ws = world_size.to_string();
+            let mut parts: Vec<&str> = vec!["distributed.rank_group", job_id, &ws];
+            parts.extend(ids);
+            let id = stable_legacy_session_id(&parts);
+            let refs: Vec<&Session> = members.iter().map(|&i| &sessions[i]).collect();
+            synthetic.push(merge_group(&refs, &id, "stormlog.diagnostics.distributed", &mut self.ctx.strings));
+        }
+        let synthetic_ids: HashSet<String> = synthetic.iter().map(|s| s.summary.session_id.clone()).collect();
+        if !synthetic.is_empty() {
+            sessions.extend(synthetic);
+            sort_by_selection(&mut sessions, |s| &s.summary);
+        }
+        let selected = match &options.session_id {
+            Some(id) => match sessions.iter().position(|s| &s.summary.session_id == id) {
+                Some(i) => Some(i),
+                None => {
+                    errors.push(session_not_found(id));
+                    None
+                }
+            },
+            None if !synthetic_ids.is_empty() => select_default(&sessions, |s| synthetic_ids.contains(&s.summary.session_id)),
+            None => select_default(&sessions, |_| true),
+        };
+        (sessions, selected)
+    }
+}
+
+/// `_accumulate_loaded_sessions`: same-id sessions merge (the better summary wins).
+fn accumulate(accumulated: &mut Vec<Session>, sessions: Vec<Session>) {
+    for s in sessions {
+        match accumulated.iter_mut().find(|a| a.summary.session_id == s.summary.session_id) {
+            Some(a) => {
+                if s.summary.selection_key() < a.summary.selection_key() {
+                    a.summary = s.summary;
+                }
+                a.events.extend(s.events);
+                a.sources.extend(s.sources);
+            }
+            None => accumulated.push(s),
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! Trace loading: stormlog telemetry files (JSON, JSONL, sink folders, gzip) to
+//! compact per-session event lists, with stormlog 0.4.3's validation.
+
+pub mod error;
+pub mod event;
+pub mod fs;
+pub mod load;
+pub mod marker;
+pub mod parse;
+pub mod reader;
+pub mod record;
+pub mod session;
+
+pub use error::{LoadError, LoadErrorKind};
+pub use event::{Event, StrId, Strings, NO_STR};
+pub use fs::{MemFs, PathKind, StdFs, TraceFs};
+pub use load::{load, Dataset, LoadMode, LoadOptions, LoadOutcome, LoadProgress, Session};
+pub use session::{SessionStatus, SessionSummary};
