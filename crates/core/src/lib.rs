@@ -1,0 +1,17 @@
+//! Shardscope's computing core. No web dependencies: everything here runs natively
+//! (CLI, tests, benchmarks) and in WebAssembly (the page's worker) unchanged.
+//!
+//! - [`trace`]: stormlog telemetry loading (streamed, validated, compact).
+//! - [`attribution`]: stormlog 0.4.3's collective-memory attribution, exactly.
+//! - [`phases`]: phase replay for attribution's `--phases`.
+//! - [`explorer`]: the parallelism explorer (analytical model, sweep, Pareto).
+
+/// The crate version, reported by the CLI and by the worker's ready handshake.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+pub mod attribution;
+pub mod explorer;
+pub mod json;
+pub mod phases;
+pub mod py;
+pub mod trace;
