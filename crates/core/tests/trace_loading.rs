@@ -1,0 +1,218 @@
+//! Trace loading beyond the fixture cases: formats, Python-json quirks, gzip,
+//! sessions, streaming across chunk boundaries, and robustness on garbage.
+
+use std::io::Write;
+
+use proptest::prelude::*;
+use shardscope_core::attribution::{attribute, AttributionConfig};
+use shardscope_core::trace::{load, Dataset, LoadErrorKind, LoadOptions, LoadOutcome, MemFs};
+
+const FIXTURE: &[u8] = include_bytes!("../../../tests/fixtures/attribution/traces/sync_markers_type.json");
+const JSONL_FIXTURE: &[u8] = include_bytes!("../../../tests/fixtures/attribution/traces/jsonl_segment.jsonl");
+
+fn load_one(path: &str, bytes: &[u8]) -> LoadOutcome {
+    let mut fs = MemFs::new();
+    fs.insert(path, bytes.to_vec());
+    load(&fs, &[path.to_string()], &LoadOptions::default(), &mut |_| {})
+}
+
+fn ok(outcome: LoadOutcome) -> Dataset {
+    assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
+    outcome.dataset
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(bytes).unwrap_or_else(|e| panic!("{e}"));
+    enc.finish().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn medium(dataset: &Dataset) -> usize {
+    let config = AttributionConfig::resolve("medium", &[]).unwrap_or_else(|e| panic!("{e}"));
+    attribute(dataset.selected_events(), &config, None).len()
+}
+
+fn record(ts: &str, extra_metadata: &str) -> String {
+    format!(
+        r#"{{"schema_version": 4, "session_id": "s", "timestamp_ns": {ts}, "event_type": "sample", "collector": "c", "sampling_interval_ms": 1, "pid": 1, "host": "h", "device_id": 0, "allocator_allocated_bytes": 1, "allocator_reserved_bytes": 1, "allocator_active_bytes": null, "allocator_inactive_bytes": null, "allocator_change_bytes": 0, "device_used_bytes": 2, "device_free_bytes": null, "device_total_bytes": 10, "context": null, "metadata": {{"backend": "cuda"{extra_metadata}}}}}"#
+    )
+}
+
+#[test]
+fn gzip_is_sniffed_and_gives_the_same_events() {
+    let plain = ok(load_one("t.json", FIXTURE));
+    let zipped = ok(load_one("t.json.gz", &gzip(FIXTURE)));
+    assert_eq!(plain.selected_events(), zipped.selected_events());
+    assert!(medium(&plain) > 0);
+    assert_eq!(medium(&plain), medium(&zipped));
+    let jsonl = ok(load_one("seg.jsonl.gz", &gzip(JSONL_FIXTURE)));
+    assert!(!jsonl.selected_events().is_empty());
+}
+
+#[test]
+fn jsonl_content_in_a_json_file_is_accepted() {
+    let from_jsonl = ok(load_one("a.jsonl", JSONL_FIXTURE));
+    let from_json = ok(load_one("a.json", JSONL_FIXTURE));
+    assert_eq!(from_jsonl.selected_events().len(), from_json.selected_events().len());
+    assert_eq!(medium(&from_jsonl), medium(&from_json));
+}
+
+#[test]
+fn a_cut_last_jsonl_line_is_dropped_but_a_bad_middle_line_is_an_error() {
+    let full = ok(load_one("a.jsonl", JSONL_FIXTURE));
+    let cut = &JSONL_FIXTURE[..JSONL_FIXTURE.len() - 40];
+    let dropped = ok(load_one("a.jsonl", cut));
+    assert_eq!(dropped.selected_events().len() + 1, full.selected_events().len());
+
+    let mut broken = b"{\"bad\": \n".to_vec();
+    broken.extend_from_slice(JSONL_FIXTURE);
+    let outcome = load_one("a.jsonl", &broken);
+    let err = &outcome.errors[0];
+    assert_eq!(err.kind, LoadErrorKind::Syntax);
+    assert_eq!(err.line, Some(1));
+    assert!(err.message.starts_with("Malformed telemetry JSONL record in a.jsonl at line 1"));
+}
+
+#[test]
+fn python_nan_and_infinity_tokens_are_accepted_in_metadata() {
+    let text = format!("[{}]", record("5", r#", "loss": NaN, "lr": -Infinity, "x": [Infinity]"#));
+    let dataset = ok(load_one("t.json", text.as_bytes()));
+    assert_eq!(dataset.selected_events().len(), 1);
+    // ...but NaN is not an integer.
+    let text = format!("[{}]", record("NaN", ""));
+    let outcome = load_one("t.json", text.as_bytes());
+    assert_eq!(outcome.errors[0].message, "timestamp_ns must be an integer");
+}
+
+#[test]
+fn timestamps_keep_all_64_bits() {
+    let text = format!("[{}]", record("9007199254740993", ""));
+    let dataset = ok(load_one("t.json", text.as_bytes()));
+    assert_eq!(dataset.selected_events()[0].timestamp_ns, 9_007_199_254_740_993);
+}
+
+#[test]
+fn syntax_errors_report_line_and_column_across_chunks() {
+    // 3 MiB of valid records, then a missing comma: the error is far past the first chunk.
+    let mut text = String::from("[\n");
+    let one = record("5", "");
+    while text.len() < 3 << 20 {
+        text.push_str(&one);
+        text.push_str(",\n");
+    }
+    let lines_before = text.matches('\n').count();
+    text.push_str(&one);
+    text.push_str("\n  ");
+    text.push_str(&one);
+    text.push_str("]\n");
+    let outcome = load_one("big.json", text.as_bytes());
+    let err = &outcome.errors[0];
+    assert_eq!(err.kind, LoadErrorKind::Syntax);
+    assert_eq!(err.line, Some(lines_before as u64 + 2));
+    assert_eq!(err.column, Some(3));
+    assert!(err.message.starts_with("Expecting ',' delimiter: line "), "{}", err.message);
+}
+
+#[test]
+fn a_syntax_error_outranks_an_earlier_bad_record_like_python() {
+    let text = format!("[{}, {} 1]", record("-5", ""), record("5", ""));
+    let outcome = load_one("t.json", text.as_bytes());
+    assert_eq!(outcome.errors[0].kind, LoadErrorKind::Syntax);
+    let text = format!("[{}, {}]", record("-5", ""), record("5", ""));
+    let outcome = load_one("t.json", text.as_bytes());
+    assert_eq!(outcome.errors[0].message, "timestamp_ns must be >= 0");
+    assert_eq!(outcome.errors[0].record, Some(0));
+    assert_eq!(outcome.errors[0].field.as_deref(), Some("timestamp_ns"));
+}
+
+#[test]
+fn invalid_utf8_is_reported_as_such() {
+    let mut bytes = format!("[{}]", record("5", "")).into_bytes();
+    let at = bytes.len() - 10;
+    bytes[at] = 0xff;
+    let outcome = load_one("t.json", &bytes);
+    assert_eq!(outcome.errors[0].kind, LoadErrorKind::Utf8);
+}
+
+#[test]
+fn wrapper_objects_choose_events_like_stormlog() {
+    let r = record("5", "");
+    // "events" wins over "telemetry_events"; other keys may come first and be big.
+    let text = format!(r#"{{"note": {{"a": [1, 2, 3]}}, "telemetry_events": [], "events": [{r}, {r}]}}"#);
+    assert_eq!(ok(load_one("t.json", text.as_bytes())).selected_events().len(), 2);
+    // A non-list "events" falls through to "telemetry_events".
+    let text = format!(r#"{{"events": 3, "telemetry_events": [{r}]}}"#);
+    assert_eq!(ok(load_one("t.json", text.as_bytes())).selected_events().len(), 1);
+    // A tracker summary must match the events' session.
+    let text = format!(
+        r#"{{"telemetry_events": [{r}], "session_summary": {{"session_id": "other", "status": "completed", "started_at_ns": 1, "host": "h", "source": "x"}}}}"#
+    );
+    let outcome = load_one("t.json", text.as_bytes());
+    assert_eq!(outcome.errors[0].message, "Tracker session summary does not match telemetry event identity");
+}
+
+#[test]
+fn sink_folders_and_manifests_load_their_segments() {
+    let mut fs = MemFs::new();
+    fs.insert("run/sink/segment-000001.jsonl", JSONL_FIXTURE.to_vec());
+    fs.insert(
+        "run/sink/manifest.json",
+        br#"{"schema_version": 2, "sessions": [], "segments": [{"filename": "segment-000001.jsonl"}]}"#.to_vec(),
+    );
+    let by_dir = load(&fs, &["run/sink".to_string()], &LoadOptions::default(), &mut |_| {});
+    let by_manifest = load(&fs, &["run/sink/manifest.json".to_string()], &LoadOptions::default(), &mut |_| {});
+    assert!(by_dir.errors.is_empty() && by_manifest.errors.is_empty());
+    assert!(!by_dir.dataset.selected_events().is_empty());
+    assert_eq!(by_dir.dataset.selected_events(), by_manifest.dataset.selected_events());
+}
+
+#[test]
+fn progress_reports_every_chunk() {
+    let mut big = Vec::new();
+    while big.len() < 3 << 20 {
+        big.extend_from_slice(JSONL_FIXTURE);
+    }
+    let mut fs = MemFs::new();
+    fs.insert("big.jsonl", big.clone());
+    let mut reports = Vec::new();
+    let outcome = load(&fs, &["big.jsonl".to_string()], &LoadOptions::default(), &mut |p| {
+        reports.push((p.file_done_bytes, p.file_total_bytes))
+    });
+    assert!(outcome.errors.is_empty());
+    assert!(reports.len() >= 3, "{reports:?}");
+    assert!(reports.windows(2).all(|w| w[0].0 <= w[1].0));
+    assert_eq!(reports.last().map(|r| r.0), Some(big.len() as u64));
+}
+
+#[test]
+fn bad_files_do_not_discard_good_files_loaded_beside_them() {
+    let mut fs = MemFs::new();
+    fs.insert("a.json", FIXTURE.to_vec());
+    fs.insert("b.json", b"[1, 2".to_vec());
+    let outcome = load(&fs, &["a.json".to_string(), "b.json".to_string()], &LoadOptions::default(), &mut |_| {});
+    assert_eq!(outcome.errors.len(), 1);
+    assert_eq!(outcome.errors[0].file, "b.json");
+    assert!(!outcome.dataset.selected_events().is_empty());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..600), jsonl in any::<bool>()) {
+        let name = if jsonl { "x.jsonl" } else { "x.json" };
+        let _ = load_one(name, &bytes);
+        let _ = load_one("x.json.gz", &gzip(&bytes));
+    }
+
+    #[test]
+    fn corrupted_traces_never_panic(edits in prop::collection::vec((0usize..FIXTURE.len(), any::<u8>()), 1..8), cut in 0usize..FIXTURE.len()) {
+        let mut bytes = FIXTURE.to_vec();
+        for (at, byte) in edits {
+            bytes[at] = byte;
+        }
+        let _ = load_one("x.json", &bytes);
+        let _ = load_one("x.json", &bytes[..cut]);
+        let _ = load_one("x.jsonl", &bytes[..cut]);
+    }
+}
