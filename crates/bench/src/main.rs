@@ -1,0 +1,165 @@
+//! `shardscope-bench`: the trace benchmark behind `make bench`.
+//!
+//! - `gen-trace FILE [--ranks N] [--samples N]` writes a deterministic stormlog-shaped
+//!   v4 trace (default 16 ranks x 12,500 samples, ~110 MB, synchronized spikes with
+//!   collective markers), formatted like Python's `json.dump` output.
+//! - `trace FILE [--runs N]` loads and attributes it N times (medium preset) and
+//!   prints parse and attribution times (median), throughput, results and the
+//!   process's peak RSS (Linux `VmHWM`).
+//!
+//! Timing lives here, in a benchmark binary, never in unit tests.
+
+use std::io::{BufWriter, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use shardscope_core::attribution::{attribute, AttributionConfig};
+use shardscope_core::trace::{load, LoadOptions, StdFs};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str, default: u64| -> u64 {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    match (args.first().map(String::as_str), args.get(1)) {
+        (Some("gen-trace"), Some(path)) => match gen_trace(path, flag("--ranks", 16), flag("--samples", 12_500)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("gen-trace: {e}");
+                ExitCode::from(1)
+            }
+        },
+        (Some("trace"), Some(path)) => bench_trace(path, flag("--runs", 5) as usize),
+        _ => {
+            eprintln!("usage: shardscope-bench gen-trace FILE [--ranks N] [--samples N] | trace FILE [--runs N]");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+const CAPABILITIES: &str = r#"{"backend": "cuda", "telemetry_collector": "stormlog.cuda_tracker", "sampling_source": "torch.cuda.memory_allocated/reserved", "supports_allocator_allocated": true, "supports_allocator_reserved": true, "supports_allocator_active": false, "supports_allocator_inactive": false, "supports_device_used": true, "supports_device_free": true, "supports_device_total": true, "supports_native_allocator_history": false, "supports_fragmentation_analysis": true, "supports_allocator_attribution": true, "supports_bounded_profiling": false}"#;
+
+fn gen_trace(path: &str, ranks: u64, samples: u64) -> std::io::Result<()> {
+    const GIB: u64 = 1 << 30;
+    const MIB: u64 = 1 << 20;
+    const TOTAL: u64 = 80 * GIB;
+    const START_NS: u64 = 1_700_000_000_000_000_000;
+    const STEP_NS: u64 = 100_000_000;
+    const SPIKE_EVERY: u64 = 120;
+    let mut rng = Rng(0x5eed_cafe_f00d_d00d);
+    let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    out.write_all(b"[")?;
+    let mut first = true;
+    let mut count = 0u64;
+    for i in 0..samples {
+        let spike = i % SPIKE_EVERY == SPIKE_EVERY / 2;
+        for rank in 0..ranks {
+            let ts = START_NS + i * STEP_NS + rank * 2_000_000 + rng.below(500_000);
+            let reserved = 24 * GIB + rng.below(4) * 512 * MIB;
+            let allocated = reserved - 100 * MIB - rng.below(200) * MIB;
+            let gap = if spike { 1536 * MIB } else { 8 * MIB + rng.below(128) * MIB / 4 };
+            let used = reserved + gap;
+            let free = TOTAL - used;
+            if spike {
+                // The collective marker a tracker writes around the spike (null counters).
+                let marker_ts = ts - 3_000_000;
+                write!(
+                    out,
+                    "{}{{\"schema_version\": 4, \"session_id\": \"bench-session\", \"timestamp_ns\": {marker_ts}, \"event_type\": \"collective\", \"collector\": \"stormlog.cuda_tracker\", \"sampling_interval_ms\": 100, \"pid\": {}, \"host\": \"node{}\", \"job_id\": \"bench-job\", \"rank\": {rank}, \"local_rank\": {}, \"world_size\": {ranks}, \"device_id\": {}, \"allocator_allocated_bytes\": null, \"allocator_reserved_bytes\": null, \"allocator_active_bytes\": null, \"allocator_inactive_bytes\": null, \"allocator_change_bytes\": null, \"device_used_bytes\": null, \"device_free_bytes\": null, \"device_total_bytes\": null, \"context\": \"nccl:all_reduce\", \"metadata\": {{\"backend\": \"cuda\", \"op\": \"all_reduce\", \"bytes\": 1610612736, \"memory_capabilities\": {CAPABILITIES}}}}}",
+                    if first { "" } else { ", " },
+                    10_000 + rank,
+                    rank / 8,
+                    rank % 8,
+                    rank % 8,
+                )?;
+                first = false;
+                count += 1;
+            }
+            write!(
+                out,
+                "{}{{\"schema_version\": 4, \"session_id\": \"bench-session\", \"timestamp_ns\": {ts}, \"event_type\": \"sample\", \"collector\": \"stormlog.cuda_tracker\", \"sampling_interval_ms\": 100, \"pid\": {}, \"host\": \"node{}\", \"rank\": {rank}, \"world_size\": {ranks}, \"device_id\": {}, \"allocator_allocated_bytes\": {allocated}, \"allocator_reserved_bytes\": {reserved}, \"allocator_active_bytes\": null, \"allocator_inactive_bytes\": null, \"allocator_change_bytes\": 0, \"device_used_bytes\": {used}, \"device_free_bytes\": {free}, \"device_total_bytes\": {TOTAL}, \"context\": null, \"metadata\": {{\"backend\": \"cuda\"}}}}",
+                if first { "" } else { ", " },
+                10_000 + rank,
+                rank / 8,
+                rank % 8,
+            )?;
+            first = false;
+            count += 1;
+        }
+    }
+    out.write_all(b"]")?;
+    out.flush()?;
+    let size = std::fs::metadata(path)?.len();
+    println!("wrote {path}: {count} records, {:.1} MB", size as f64 / 1e6);
+    Ok(())
+}
+
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn bench_trace(path: &str, runs: usize) -> ExitCode {
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let config = match AttributionConfig::resolve("medium", &[]) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let (mut parse_s, mut attribute_s) = (Vec::new(), Vec::new());
+    let mut summary = String::new();
+    for _ in 0..runs.max(1) {
+        let t0 = Instant::now();
+        let outcome = load(&StdFs, &[path.to_string()], &LoadOptions::default(), &mut |_| {});
+        let t1 = Instant::now();
+        if let Some(e) = outcome.errors.first() {
+            eprintln!("load failed: {e}");
+            return ExitCode::from(1);
+        }
+        let events = outcome.dataset.selected_events();
+        let results = attribute(events, &config, None);
+        let t2 = Instant::now();
+        parse_s.push((t1 - t0).as_secs_f64());
+        attribute_s.push((t2 - t1).as_secs_f64());
+        summary = format!("{} events, {} intervals", events.len(), results.len());
+    }
+    let parse = median(&mut parse_s);
+    let attr = median(&mut attribute_s);
+    println!("trace: {path} ({:.1} MB), {summary}", size as f64 / 1e6);
+    println!("parse+validate: {:.3} s median of {runs} ({:.0} MB/s)", parse, size as f64 / 1e6 / parse);
+    println!("attribution:    {:.3} s median of {runs}", attr);
+    println!("end to end:     {:.3} s", parse + attr);
+    match peak_rss_mb() {
+        Some(mb) => println!("peak RSS:       {mb:.1} MB"),
+        None => println!("peak RSS:       unavailable (no /proc/self/status)"),
+    }
+    ExitCode::SUCCESS
+}
