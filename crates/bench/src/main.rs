@@ -3,9 +3,10 @@
 //! - `gen-trace FILE [--ranks N] [--samples N]` writes a deterministic stormlog-shaped
 //!   v4 trace (default 16 ranks x 12,500 samples, ~110 MB, synchronized spikes with
 //!   collective markers), formatted like Python's `json.dump` output.
-//! - `trace FILE [--runs N]` loads and attributes it N times (medium preset) and
-//!   prints parse and attribution times (median), throughput, results and the
-//!   process's peak RSS (Linux `VmHWM`).
+//! - `trace FILE [--runs N] [--sequential]` loads and attributes it N times (medium
+//!   preset) and prints parse and attribution times (median), throughput, results and
+//!   the process's peak RSS (Linux `VmHWM`). Big files are parsed by two worker
+//!   threads unless `--sequential`.
 //!
 //! Timing lives here, in a benchmark binary, never in unit tests.
 
@@ -26,16 +27,22 @@ fn main() -> ExitCode {
             .unwrap_or(default)
     };
     match (args.first().map(String::as_str), args.get(1)) {
-        (Some("gen-trace"), Some(path)) => match gen_trace(path, flag("--ranks", 16), flag("--samples", 12_500)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("gen-trace: {e}");
-                ExitCode::from(1)
+        (Some("gen-trace"), Some(path)) => {
+            match gen_trace(path, flag("--ranks", 16), flag("--samples", 12_500)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("gen-trace: {e}");
+                    ExitCode::from(1)
+                }
             }
-        },
-        (Some("trace"), Some(path)) => bench_trace(path, flag("--runs", 5) as usize),
+        }
+        (Some("trace"), Some(path)) => bench_trace(
+            path,
+            flag("--runs", 5) as usize,
+            !args.iter().any(|a| a == "--sequential"),
+        ),
         _ => {
-            eprintln!("usage: shardscope-bench gen-trace FILE [--ranks N] [--samples N] | trace FILE [--runs N]");
+            eprintln!("usage: shardscope-bench gen-trace FILE [--ranks N] [--samples N] | trace FILE [--runs N] [--sequential]");
             ExitCode::from(2)
         }
     }
@@ -76,7 +83,11 @@ fn gen_trace(path: &str, ranks: u64, samples: u64) -> std::io::Result<()> {
             let ts = START_NS + i * STEP_NS + rank * 2_000_000 + rng.below(500_000);
             let reserved = 24 * GIB + rng.below(4) * 512 * MIB;
             let allocated = reserved - 100 * MIB - rng.below(200) * MIB;
-            let gap = if spike { 1536 * MIB } else { 8 * MIB + rng.below(128) * MIB / 4 };
+            let gap = if spike {
+                1536 * MIB
+            } else {
+                8 * MIB + rng.below(128) * MIB / 4
+            };
             let used = reserved + gap;
             let free = TOTAL - used;
             if spike {
@@ -125,7 +136,7 @@ fn median(values: &mut [f64]) -> f64 {
     values[values.len() / 2]
 }
 
-fn bench_trace(path: &str, runs: usize) -> ExitCode {
+fn bench_trace(path: &str, runs: usize, parallel: bool) -> ExitCode {
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let config = match AttributionConfig::resolve("medium", &[]) {
         Ok(c) => c,
@@ -138,7 +149,11 @@ fn bench_trace(path: &str, runs: usize) -> ExitCode {
     let mut summary = String::new();
     for _ in 0..runs.max(1) {
         let t0 = Instant::now();
-        let outcome = load(&StdFs, &[path.to_string()], &LoadOptions::default(), &mut |_| {});
+        let options = LoadOptions {
+            parallel,
+            ..LoadOptions::default()
+        };
+        let outcome = load(&StdFs, &[path.to_string()], &options, &mut |_| {});
         let t1 = Instant::now();
         if let Some(e) = outcome.errors.first() {
             eprintln!("load failed: {e}");
@@ -149,12 +164,25 @@ fn bench_trace(path: &str, runs: usize) -> ExitCode {
         let t2 = Instant::now();
         parse_s.push((t1 - t0).as_secs_f64());
         attribute_s.push((t2 - t1).as_secs_f64());
-        summary = format!("{} events, {} intervals", events.len(), results.len());
+        summary = format!(
+            "{} events, {} intervals, {}",
+            events.len(),
+            results.len(),
+            if outcome.parallel_files > 0 {
+                "parallel parse"
+            } else {
+                "sequential parse"
+            }
+        );
     }
     let parse = median(&mut parse_s);
     let attr = median(&mut attribute_s);
     println!("trace: {path} ({:.1} MB), {summary}", size as f64 / 1e6);
-    println!("parse+validate: {:.3} s median of {runs} ({:.0} MB/s)", parse, size as f64 / 1e6 / parse);
+    println!(
+        "parse+validate: {:.3} s median of {runs} ({:.0} MB/s)",
+        parse,
+        size as f64 / 1e6 / parse
+    );
     println!("attribution:    {:.3} s median of {runs}", attr);
     println!("end to end:     {:.3} s", parse + attr);
     match peak_rss_mb() {

@@ -4,7 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use serde::Serialize;
-use shardscope_core::attribution::{attribute, AttributionConfig, AttributionResult, OverrideValue};
+use shardscope_core::attribution::{
+    attribute, AttributionConfig, AttributionResult, OverrideValue,
+};
 use shardscope_core::phases::PhaseReplayIndex;
 use shardscope_core::trace::{load, LoadError, LoadOptions, StdFs};
 
@@ -40,14 +42,11 @@ struct Failure {
     line: Option<u64>,
     record: Option<u64>,
     field: Option<String>,
-    /// The one-line human message for stderr.
-    human: String,
 }
 
 impl From<LoadError> for Failure {
     fn from(e: LoadError) -> Failure {
         Failure {
-            human: e.describe(),
             message: e.describe(),
             file: e.file,
             line: e.line,
@@ -59,7 +58,6 @@ impl From<LoadError> for Failure {
 
 fn usage_failure(message: String) -> Failure {
     Failure {
-        human: message.clone(),
         message,
         file: String::new(),
         line: None,
@@ -100,9 +98,12 @@ fn parse_args(args: &[String]) -> Result<Args, (Failure, Format)> {
             },
             "--override" => match value(&mut i) {
                 Some(v) => match v.split_once('=') {
-                    Some((k, val)) => out.overrides.push((k.trim().to_string(), OverrideValue::parse_cli(val))),
+                    Some((k, val)) => out
+                        .overrides
+                        .push((k.trim().to_string(), OverrideValue::parse_cli(val))),
                     None => {
-                        pending_error = pending_error.or(Some(format!("--override expects KEY=VALUE, got `{v}`")));
+                        pending_error = pending_error
+                            .or(Some(format!("--override expects KEY=VALUE, got `{v}`")));
                     }
                 },
                 None => pending_error = pending_error.or(Some("--override needs KEY=VALUE".into())),
@@ -166,27 +167,30 @@ fn execute(args: &Args) -> Result<Vec<AttributionResult>, Failure> {
     // Loading comes first, as in stormlog (the settings are resolved when attributing).
     let options = LoadOptions {
         session_id: args.session_id.clone(),
+        ..LoadOptions::default()
     };
     let outcome = load(&StdFs, &args.paths, &options, &mut |_| {});
     if let Some(e) = outcome.errors.into_iter().next() {
         return Err(e.into());
     }
-    let config = AttributionConfig::resolve(&args.preset, &args.overrides).map_err(|e| Failure {
-        human: format!("invalid settings: {}", e.message),
-        message: e.message,
-        file: String::new(),
-        line: None,
-        record: None,
-        field: e.field,
-    })?;
+    let config =
+        AttributionConfig::resolve(&args.preset, &args.overrides).map_err(|e| Failure {
+            message: e.message,
+            file: String::new(),
+            line: None,
+            record: None,
+            field: e.field,
+        })?;
     let dataset = outcome.dataset;
     let events = dataset.selected_events();
-    let index = args.phases.then(|| PhaseReplayIndex::from_events(events, &dataset.phases));
+    let index = args
+        .phases
+        .then(|| PhaseReplayIndex::from_events(events, &dataset.phases));
     Ok(attribute(events, &config, index.as_ref()))
 }
 
 fn fail(failure: &Failure, format: Format) -> ExitCode {
-    eprintln!("shardscope: {}", failure.human);
+    eprintln!("shardscope attribute: {}", failure.message);
     if format == Format::Json {
         let obj = ErrorObject {
             error: &failure.message,
@@ -250,13 +254,18 @@ fn write_table(out: &mut impl Write, results: &[AttributionResult]) -> std::io::
             r.rank.to_string(),
             r.interval_start_ns.to_string(),
             r.interval_end_ns.to_string(),
-            format!("{:.1}", (r.interval_end_ns - r.interval_start_ns) as f64 / 1e6),
+            format!(
+                "{:.1}",
+                (r.interval_end_ns - r.interval_start_ns) as f64 / 1e6
+            ),
             r.classification.as_str().to_string(),
             format!("{:.3}", r.confidence),
             e.marker_hits.to_string(),
             format!("{}/{}", e.synchronized_ranks, e.expected_world_size),
             gib(e.peak_gap_bytes),
-            e.peak_gap_ratio.map(|x| format!("{x:.4}")).unwrap_or_else(|| "-".into()),
+            e.peak_gap_ratio
+                .map(|x| format!("{x:.4}"))
+                .unwrap_or_else(|| "-".into()),
             format!("{:.1}", e.robust_zscore),
             r.reason_codes.join(","),
         ];

@@ -1,7 +1,7 @@
 //! `shardscope attribute` per CONTRACTS.md section 1, driven as a process over
 //! every fixture case (tests/fixtures/attribution: stormlog 0.4.3's own outputs).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -17,14 +17,18 @@ fn shardscope(args: &[&str]) -> Output {
         .unwrap_or_else(|e| panic!("cannot run shardscope: {e}"))
 }
 
-fn read_json(path: &PathBuf) -> Value {
+fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn stdout_json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
 }
 
 #[test]
@@ -35,7 +39,9 @@ fn json_output_matches_stormlog_for_every_case() {
     let mut failures = Vec::new();
     for case in cases.as_array().cloned().unwrap_or_default() {
         let name = case["name"].as_str().unwrap_or_default().to_string();
-        let path = root.join("traces").join(case["file"].as_str().unwrap_or_default());
+        let path = root
+            .join("traces")
+            .join(case["file"].as_str().unwrap_or_default());
         let path = path.to_string_lossy().into_owned();
         if case["kind"] == "invalid" {
             let expected = read_json(&root.join("expected").join(format!("{name}.error.json")));
@@ -44,10 +50,14 @@ fn json_output_matches_stormlog_for_every_case() {
             let message = got["error"].as_str().unwrap_or_default();
             let ok = out.status.code() == Some(2)
                 && got["file"].is_string()
-                && (expected["error_type"] != "ValueError" || message.contains(expected["error"].as_str().unwrap_or("?")));
+                && (expected["error_type"] != "ValueError"
+                    || message.contains(expected["error"].as_str().unwrap_or("?")));
             let stderr = String::from_utf8_lossy(&out.stderr);
             if !ok || stderr.trim().lines().count() != 1 {
-                failures.push(format!("{name}: exit {:?}, stdout {got}, stderr {stderr}", out.status.code()));
+                failures.push(format!(
+                    "{name}: exit {:?}, stdout {got}, stderr {stderr}",
+                    out.status.code()
+                ));
             }
             checked += 1;
             continue;
@@ -63,7 +73,12 @@ fn json_output_matches_stormlog_for_every_case() {
         for extra in case["extra_runs"].as_array().cloned().unwrap_or_default() {
             let preset = extra["preset"].as_str().unwrap_or("medium").to_string();
             let label = extra["label"].as_str().unwrap_or_default();
-            let mut args: Vec<String> = vec!["attribute".into(), path.clone(), "--preset".into(), preset.clone()];
+            let mut args: Vec<String> = vec![
+                "attribute".into(),
+                path.clone(),
+                "--preset".into(),
+                preset.clone(),
+            ];
             for (k, v) in extra["overrides"].as_object().cloned().unwrap_or_default() {
                 args.push("--override".into());
                 args.push(format!("{k}={v}"));
@@ -77,13 +92,19 @@ fn json_output_matches_stormlog_for_every_case() {
             }
             let argv: Vec<&str> = args.iter().map(String::as_str).collect();
             let out = shardscope(&argv);
-            let expected = read_json(&root.join("expected").join(format!("{name}.{}.{label}.json", preset.trim().to_lowercase())));
+            let expected = read_json(&root.join("expected").join(format!(
+                "{name}.{}.{label}.json",
+                preset.trim().to_lowercase()
+            )));
             let got = stdout_json(&out);
             let ok = match expected.get("error") {
                 Some(text) => {
                     out.status.code() == Some(2)
                         && (expected["error_type"] != "ValueError"
-                            || got["error"].as_str().unwrap_or_default().contains(text.as_str().unwrap_or("?")))
+                            || got["error"]
+                                .as_str()
+                                .unwrap_or_default()
+                                .contains(text.as_str().unwrap_or("?")))
                 }
                 None => out.status.code() == Some(0) && got == expected,
             };
@@ -93,7 +114,12 @@ fn json_output_matches_stormlog_for_every_case() {
             checked += 1;
         }
     }
-    assert!(failures.is_empty(), "{} of {checked} differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert_eq!(checked, 85);
 }
 
@@ -128,7 +154,10 @@ fn table_and_csv_formats_carry_the_same_intervals() {
     let first: Vec<&str> = body[0].split(',').collect();
     assert_eq!(first[0], json[0]["rank"].to_string());
     assert_eq!(first[1], json[0]["interval_start_ns"].to_string());
-    assert_eq!(first[3], json[0]["classification"].as_str().unwrap_or_default());
+    assert_eq!(
+        first[3],
+        json[0]["classification"].as_str().unwrap_or_default()
+    );
 
     let table = shardscope(&["attribute", &path, "--format", "table"]);
     assert_eq!(table.status.code(), Some(0));
@@ -151,7 +180,10 @@ fn bad_settings_and_bad_paths_exit_2_with_the_error_object() {
 
     let out = shardscope(&["attribute", "/nonexistent/trace.json"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stdout_json(&out)["error"].as_str().unwrap_or_default().contains("does not exist"));
+    assert!(stdout_json(&out)["error"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("does not exist"));
 
     let out = shardscope(&["attribute", &path, "--session-id", "nope"]);
     assert_eq!(out.status.code(), Some(2));
@@ -161,7 +193,14 @@ fn bad_settings_and_bad_paths_exit_2_with_the_error_object() {
         .contains("Requested session_id not found: nope"));
 
     // Non-JSON formats print nothing on stdout for errors, and one line on stderr.
-    let out = shardscope(&["attribute", &path, "--preset", "extreme", "--format", "table"]);
+    let out = shardscope(&[
+        "attribute",
+        &path,
+        "--preset",
+        "extreme",
+        "--format",
+        "table",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);

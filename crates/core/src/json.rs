@@ -21,17 +21,30 @@ pub enum Node {
     Int(i64),
     /// An integer literal outside the `i64` range (Python keeps it exactly). Its
     /// text, sign included, is `text[start..start + len]`; see [`Tape::big_int`].
-    BigInt { start: u32, len: u32 },
+    BigInt {
+        start: u32,
+        len: u32,
+    },
     /// A literal with a fraction or exponent, or `NaN`/`Infinity`/`-Infinity`.
     Float(f64),
     /// A string value; bytes are `text[start..start + len]` of the tape.
-    Str { start: u32, len: u32 },
+    Str {
+        start: u32,
+        len: u32,
+    },
     /// An object key; bytes as for `Str`. Always followed by its value.
-    Key { start: u32, len: u32 },
+    Key {
+        start: u32,
+        len: u32,
+    },
     /// An array whose elements follow; `end` is the index after its last descendant.
-    Array { end: u32 },
+    Array {
+        end: u32,
+    },
     /// An object whose key/value pairs follow; `end` as for arrays.
-    Object { end: u32 },
+    Object {
+        end: u32,
+    },
 }
 
 /// A parsed value: nodes plus the text of its strings and keys. `text` is a copy
@@ -55,7 +68,10 @@ pub enum ParseError {
     Incomplete,
     /// A syntax error at byte `offset` of the slice, with Python's message text
     /// (`Expecting ',' delimiter`, `Expecting value`, ...).
-    Syntax { offset: usize, message: &'static str },
+    Syntax {
+        offset: usize,
+        message: &'static str,
+    },
 }
 
 /// Nesting deeper than this is rejected instead of risking the stack.
@@ -140,7 +156,12 @@ impl Tape {
     ///
     /// With `eof == false` a value cut by the end of `src` yields [`ParseError::Incomplete`];
     /// with `eof == true` the end is final and yields Python's syntax error instead.
-    pub fn parse_value(&mut self, src: &[u8], start: usize, eof: bool) -> Result<usize, ParseError> {
+    pub fn parse_value(
+        &mut self,
+        src: &[u8],
+        start: usize,
+        eof: bool,
+    ) -> Result<usize, ParseError> {
         self.clear();
         let base = skip_ws(src, start);
         let mut p = Parser {
@@ -204,7 +225,11 @@ impl Tape {
             Some(Node::Object { end }) => *end as usize,
             _ => idx + 1,
         };
-        Entries { tape: self, pos: idx + 1, end }
+        Entries {
+            tape: self,
+            pos: idx + 1,
+            end,
+        }
     }
 
     /// Iterates the element node indices of the array at `idx`.
@@ -213,7 +238,11 @@ impl Tape {
             Some(Node::Array { end }) => *end as usize,
             _ => idx + 1,
         };
-        Elements { tape: self, pos: idx + 1, end }
+        Elements {
+            tape: self,
+            pos: idx + 1,
+            end,
+        }
     }
 
     /// The value of the LAST occurrence of `key` in the object at `idx` (Python's
@@ -472,7 +501,9 @@ impl Parser<'_, '_> {
         } else if let Some(v) = small {
             // v < 10^18 fits in i64 either way.
             let v = v as i64;
-            self.tape.nodes.push(Node::Int(if negative { -v } else { v }));
+            self.tape
+                .nodes
+                .push(Node::Int(if negative { -v } else { v }));
         } else {
             let digits = &src[if negative { pos + 1 } else { pos }..int_end];
             let node = match parse_int(digits, negative) {
@@ -742,8 +773,9 @@ mod tests {
 
     #[test]
     fn parses_python_json_values() {
-        let (t, n) = parse(r#"{"a": [1, -2, 3.5, NaN, -Infinity, Infinity], "b": "x\u00e9\n", "a": null} "#)
-            .unwrap_or_else(|e| panic!("{e:?}"));
+        let (t, n) =
+            parse(r#"{"a": [1, -2, 3.5, NaN, -Infinity, Infinity], "b": "x\u00e9\n", "a": null} "#)
+                .unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(n, 74);
         let a = t.get(0, b"a").unwrap_or(0);
         assert_eq!(t.nodes[a], Node::Null, "last duplicate key wins");
@@ -772,7 +804,14 @@ mod tests {
 
     #[test]
     fn incomplete_input_asks_for_more() {
-        for cut in [r#"{"a": 1"#, r#"{"a": "xy"#, "[1, 2", "[tr", "{\"a\": 12", "[1.5e"] {
+        for cut in [
+            r#"{"a": 1"#,
+            r#"{"a": "xy"#,
+            "[1, 2",
+            "[tr",
+            "{\"a\": 12",
+            "[1.5e",
+        ] {
             assert_eq!(parse(cut).err(), Some(ParseError::Incomplete), "{cut}");
         }
     }
@@ -782,7 +821,11 @@ mod tests {
         let cases = [
             ("{\"a\": 1 \"b\": 2}", 8, "Expecting ',' delimiter"),
             ("{\"a\" 1}", 5, "Expecting ':' delimiter"),
-            ("{a: 1}", 1, "Expecting property name enclosed in double quotes"),
+            (
+                "{a: 1}",
+                1,
+                "Expecting property name enclosed in double quotes",
+            ),
             ("[1, ]", 4, "Expecting value"),
             ("[\"a\u{1}\"]", 3, "Invalid control character at"),
             ("[\"\\x\"]", 2, "Invalid \\escape"),

@@ -132,7 +132,10 @@ pub struct PhaseAttribution {
 }
 
 impl PhaseAttribution {
-    fn ambiguous(phase_paths: Vec<String>, phase_summary: Option<PhaseSummary>) -> PhaseAttribution {
+    fn ambiguous(
+        phase_paths: Vec<String>,
+        phase_summary: Option<PhaseSummary>,
+    ) -> PhaseAttribution {
         PhaseAttribution {
             phase_resolution: "ambiguous".to_string(),
             phase_paths,
@@ -161,9 +164,18 @@ impl PhaseAttribution {
 
     fn paths(&self) -> Vec<String> {
         if !self.phase_paths.is_empty() {
-            return self.phase_paths.iter().filter(|p| !p.is_empty()).cloned().collect();
+            return self
+                .phase_paths
+                .iter()
+                .filter(|p| !p.is_empty())
+                .cloned()
+                .collect();
         }
-        self.phase_path.iter().filter(|p| !p.is_empty()).cloned().collect()
+        self.phase_path
+            .iter()
+            .filter(|p| !p.is_empty())
+            .cloned()
+            .collect()
     }
 }
 
@@ -238,7 +250,9 @@ impl PhaseReplayIndex {
         // opened again moves to the end, as in Python).
         let mut active: Vec<(ThreadKey, Vec<(&Event, &PhaseBoundary)>)> = Vec::new();
         let mut groups: Vec<((StrId, i64), Vec<PhaseSpan>)> = Vec::new();
-        let push_span = |groups: &mut Vec<((StrId, i64), Vec<PhaseSpan>)>, key: (StrId, i64), span: PhaseSpan| {
+        let push_span = |groups: &mut Vec<((StrId, i64), Vec<PhaseSpan>)>,
+                         key: (StrId, i64),
+                         span: PhaseSpan| {
             match groups.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, spans)) => spans.push(span),
                 None => groups.push((key, vec![span])),
@@ -285,7 +299,8 @@ impl PhaseReplayIndex {
             );
         }
         for ((session, rank, _thread), stack) in &active {
-            let Some(&(_, end_ns)) = session_end.iter().find(|(k, _)| *k == (*session, *rank)) else {
+            let Some(&(_, end_ns)) = session_end.iter().find(|(k, _)| *k == (*session, *rank))
+            else {
                 continue;
             };
             for (opened_event, opened) in stack {
@@ -320,7 +335,12 @@ impl PhaseReplayIndex {
     }
 
     /// `resolve(timestamp_ns, session_id, rank)` with no origin hints.
-    pub fn resolve(&self, timestamp_ns: i64, session: StrId, rank: i64) -> Option<PhaseAttribution> {
+    pub fn resolve(
+        &self,
+        timestamp_ns: i64,
+        session: StrId,
+        rank: i64,
+    ) -> Option<PhaseAttribution> {
         let active: Vec<&PhaseSpan> = self
             .spans(session, rank)
             .iter()
@@ -359,7 +379,11 @@ fn attribute_active_spans(spans: &[&PhaseSpan]) -> Option<PhaseAttribution> {
     let mut ambiguous: Vec<String> = Vec::new();
     for (_, thread_spans) in &by_thread {
         let max_depth = thread_spans.iter().map(|s| s.path.len()).max().unwrap_or(0);
-        let deepest: Vec<&PhaseSpan> = thread_spans.iter().copied().filter(|s| s.path.len() == max_depth).collect();
+        let deepest: Vec<&PhaseSpan> = thread_spans
+            .iter()
+            .copied()
+            .filter(|s| s.path.len() == max_depth)
+            .collect();
         let mut labels: Vec<String> = deepest.iter().map(|s| s.label()).collect();
         labels.sort();
         labels.dedup();
@@ -375,7 +399,10 @@ fn attribute_active_spans(spans: &[&PhaseSpan]) -> Option<PhaseAttribution> {
         return None;
     }
     if !ambiguous.is_empty() || matches.len() != 1 {
-        let mut paths: Vec<String> = ambiguous.into_iter().chain(matches.iter().map(|s| s.label())).collect();
+        let mut paths: Vec<String> = ambiguous
+            .into_iter()
+            .chain(matches.iter().map(|s| s.label()))
+            .collect();
         paths.sort();
         paths.dedup();
         let summary = phase_summary(spans, &paths);

@@ -128,7 +128,11 @@ pub fn numpy_median_sorted(sorted: &[f64]) -> f64 {
 
 /// Python's `repr()` of a string (quote choice and escapes).
 pub fn py_repr_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut text = String::new();
     text.push(quote);
     for c in s.chars() {
@@ -214,15 +218,21 @@ mod tests {
     #[test]
     fn sums_match_numpy_not_naive_summation() {
         // Expected values computed with numpy 2.4 (np.sum / np.std(ddof=1)).
-        let values: Vec<f64> = (0..200).map(|i| 0.1 * f64::from(i) + 1e16 * f64::from(i % 3)).collect();
+        let values: Vec<f64> = (0..200)
+            .map(|i| 0.1 * f64::from(i) + 1e16 * f64::from(i % 3))
+            .collect();
         assert_eq!(numpy_sum(&values), 1.990000000000002e18);
         assert_ne!(values.iter().sum::<f64>(), numpy_sum(&values));
-        let values: Vec<f64> = (0..1000).map(|i| f64::from(i * i % 97) * 1e-3 + 1e8).collect();
+        let values: Vec<f64> = (0..1000)
+            .map(|i| f64::from(i * i % 97) * 1e-3 + 1e8)
+            .collect();
         assert_eq!(numpy_sum(&values), 100000000047.84);
         assert_eq!(numpy_std_ddof1(&values), 0.030373193109349376);
         assert_eq!(numpy_median_sorted(&[1.0, 2.0, 4.0, 8.0]), 3.0);
         assert_eq!(numpy_median_sorted(&[1.0, 2.0, 4.0]), 2.0);
-        assert_eq!(numpy_std_ddof1(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]), 2.138089935299395);
+        assert_eq!(
+            numpy_std_ddof1(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]),
+            2.138089935299395
+        );
     }
-
 }

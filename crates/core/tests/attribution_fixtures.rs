@@ -2,7 +2,7 @@
 //! copied from the shared fixtures: traces plus the real stormlog's output).
 //! Values are compared exactly: 64-bit integers, strings, lists in order, floats bit for bit.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use shardscope_core::attribution::{attribute, AttributionConfig, OverrideValue};
@@ -13,7 +13,7 @@ fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/attribution")
 }
 
-fn read_json(path: &PathBuf) -> Value {
+fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -30,7 +30,7 @@ fn to_override(v: &Value) -> OverrideValue {
 
 /// What the core answers for one run: the result list, or an error message.
 fn run(
-    path: &PathBuf,
+    path: &Path,
     preset: &str,
     overrides: &[(String, OverrideValue)],
     session_id: Option<&str>,
@@ -38,8 +38,14 @@ fn run(
 ) -> Result<Value, String> {
     let options = LoadOptions {
         session_id: session_id.map(str::to_string),
+        ..LoadOptions::default()
     };
-    let outcome = load(&StdFs, &[path.to_string_lossy().into_owned()], &options, &mut |_| {});
+    let outcome = load(
+        &StdFs,
+        &[path.to_string_lossy().into_owned()],
+        &options,
+        &mut |_| {},
+    );
     if let Some(e) = outcome.errors.first() {
         return Err(e.to_string());
     }
@@ -60,7 +66,9 @@ fn every_fixture_case_matches_stormlog_exactly() {
     let mut failures = Vec::new();
     for case in &cases {
         let name = case["name"].as_str().unwrap_or_default();
-        let path = root.join("traces").join(case["file"].as_str().unwrap_or_default());
+        let path = root
+            .join("traces")
+            .join(case["file"].as_str().unwrap_or_default());
         if case["kind"] == "invalid" {
             let expected = read_json(&root.join("expected").join(format!("{name}.error.json")));
             match run(&path, "medium", &[], None, false) {
@@ -68,7 +76,9 @@ fn every_fixture_case_matches_stormlog_exactly() {
                 Err(message) => {
                     let text = expected["error"].as_str().unwrap_or_default();
                     if expected["error_type"] == "ValueError" && !message.contains(text) {
-                        failures.push(format!("{name}: error `{message}` lacks stormlog's `{text}`"));
+                        failures.push(format!(
+                            "{name}: error `{message}` lacks stormlog's `{text}`"
+                        ));
                     }
                 }
             }
@@ -97,7 +107,8 @@ fn every_fixture_case_matches_stormlog_exactly() {
             let got = run(&path, preset, &overrides, session, phases);
             let ok = match (&got, expected.get("error")) {
                 (Err(message), Some(text)) => {
-                    expected["error_type"] != "ValueError" || message.contains(text.as_str().unwrap_or_default())
+                    expected["error_type"] != "ValueError"
+                        || message.contains(text.as_str().unwrap_or_default())
                 }
                 (Ok(v), None) => *v == expected,
                 _ => false,
@@ -108,7 +119,12 @@ fn every_fixture_case_matches_stormlog_exactly() {
             checked += 1;
         }
     }
-    assert!(failures.is_empty(), "{} of {checked} runs differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} runs differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert_eq!(checked, 85, "every case, preset and extra run is checked");
 }
 
@@ -116,18 +132,33 @@ fn every_fixture_case_matches_stormlog_exactly() {
 fn a_folder_of_per_rank_exports_equals_passing_its_files() {
     let dir = fixtures().join("traces/tui_per_rank_files");
     let mut files: Vec<String> = std::fs::read_dir(&dir)
-        .map(|d| d.filter_map(Result::ok).map(|e| e.path().to_string_lossy().into_owned()).collect())
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.path().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     files.sort();
     assert_eq!(files.len(), 4);
     let config = AttributionConfig::resolve("medium", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let by_folder = load(&StdFs, &[dir.to_string_lossy().into_owned()], &LoadOptions::default(), &mut |_| {});
+    let by_folder = load(
+        &StdFs,
+        &[dir.to_string_lossy().into_owned()],
+        &LoadOptions::default(),
+        &mut |_| {},
+    );
     let by_files = load(&StdFs, &files, &LoadOptions::default(), &mut |_| {});
     assert!(by_folder.errors.is_empty() && by_files.errors.is_empty());
     let a = attribute(by_folder.dataset.selected_events(), &config, None);
     let b = attribute(by_files.dataset.selected_events(), &config, None);
     assert_eq!(a.len(), 8, "4 ranks x 2 confident intervals");
     assert_eq!(a, b);
-    let selected = by_files.dataset.selected.and_then(|i| by_files.dataset.sessions.get(i));
-    assert!(selected.is_some_and(|s| s.synthetic), "the merged distributed session is selected");
+    let selected = by_files
+        .dataset
+        .selected
+        .and_then(|i| by_files.dataset.sessions.get(i));
+    assert!(
+        selected.is_some_and(|s| s.synthetic),
+        "the merged distributed session is selected"
+    );
 }

@@ -68,7 +68,12 @@ fn sample_strategy(ranks: i64) -> impl Strategy<Value = Sample> {
 
 fn trace_strategy() -> impl Strategy<Value = (Vec<Event>, Preset, u64)> {
     (1i64..6)
-        .prop_flat_map(|ranks| (Just(ranks), prop::collection::vec(sample_strategy(ranks), 10..200)))
+        .prop_flat_map(|ranks| {
+            (
+                Just(ranks),
+                prop::collection::vec(sample_strategy(ranks), 10..200),
+            )
+        })
         .prop_map(|(ranks, mut samples)| {
             // One sample per (rank, step): timestamps stay distinct.
             samples.sort_by_key(|s| (s.rank, s.step));
@@ -151,5 +156,7 @@ fn the_generator_produces_attributions() {
     let events = events_from(&samples, 4);
     let results = attribute(&events, &AttributionConfig::preset(Preset::Medium), None);
     assert_eq!(results.len(), 4);
-    assert!(results.iter().all(|r| r.confidence == 1.0 && r.evidence.synchronized_ranks == 4));
+    assert!(results
+        .iter()
+        .all(|r| r.confidence == 1.0 && r.evidence.synchronized_ranks == 4));
 }

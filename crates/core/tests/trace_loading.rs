@@ -7,13 +7,20 @@ use proptest::prelude::*;
 use shardscope_core::attribution::{attribute, AttributionConfig};
 use shardscope_core::trace::{load, Dataset, LoadErrorKind, LoadOptions, LoadOutcome, MemFs};
 
-const FIXTURE: &[u8] = include_bytes!("../../../tests/fixtures/attribution/traces/sync_markers_type.json");
-const JSONL_FIXTURE: &[u8] = include_bytes!("../../../tests/fixtures/attribution/traces/jsonl_segment.jsonl");
+const FIXTURE: &[u8] =
+    include_bytes!("../../../tests/fixtures/attribution/traces/sync_markers_type.json");
+const JSONL_FIXTURE: &[u8] =
+    include_bytes!("../../../tests/fixtures/attribution/traces/jsonl_segment.jsonl");
 
 fn load_one(path: &str, bytes: &[u8]) -> LoadOutcome {
     let mut fs = MemFs::new();
     fs.insert(path, bytes.to_vec());
-    load(&fs, &[path.to_string()], &LoadOptions::default(), &mut |_| {})
+    load(
+        &fs,
+        &[path.to_string()],
+        &LoadOptions::default(),
+        &mut |_| {},
+    )
 }
 
 fn ok(outcome: LoadOutcome) -> Dataset {
@@ -53,7 +60,10 @@ fn gzip_is_sniffed_and_gives_the_same_events() {
 fn jsonl_content_in_a_json_file_is_accepted() {
     let from_jsonl = ok(load_one("a.jsonl", JSONL_FIXTURE));
     let from_json = ok(load_one("a.json", JSONL_FIXTURE));
-    assert_eq!(from_jsonl.selected_events().len(), from_json.selected_events().len());
+    assert_eq!(
+        from_jsonl.selected_events().len(),
+        from_json.selected_events().len()
+    );
     assert_eq!(medium(&from_jsonl), medium(&from_json));
 }
 
@@ -62,7 +72,10 @@ fn a_cut_last_jsonl_line_is_dropped_but_a_bad_middle_line_is_an_error() {
     let full = ok(load_one("a.jsonl", JSONL_FIXTURE));
     let cut = &JSONL_FIXTURE[..JSONL_FIXTURE.len() - 40];
     let dropped = ok(load_one("a.jsonl", cut));
-    assert_eq!(dropped.selected_events().len() + 1, full.selected_events().len());
+    assert_eq!(
+        dropped.selected_events().len() + 1,
+        full.selected_events().len()
+    );
 
     let mut broken = b"{\"bad\": \n".to_vec();
     broken.extend_from_slice(JSONL_FIXTURE);
@@ -70,12 +83,17 @@ fn a_cut_last_jsonl_line_is_dropped_but_a_bad_middle_line_is_an_error() {
     let err = &outcome.errors[0];
     assert_eq!(err.kind, LoadErrorKind::Syntax);
     assert_eq!(err.line, Some(1));
-    assert!(err.message.starts_with("Malformed telemetry JSONL record in a.jsonl at line 1"));
+    assert!(err
+        .message
+        .starts_with("Malformed telemetry JSONL record in a.jsonl at line 1"));
 }
 
 #[test]
 fn python_nan_and_infinity_tokens_are_accepted_in_metadata() {
-    let text = format!("[{}]", record("5", r#", "loss": NaN, "lr": -Infinity, "x": [Infinity]"#));
+    let text = format!(
+        "[{}]",
+        record("5", r#", "loss": NaN, "lr": -Infinity, "x": [Infinity]"#)
+    );
     let dataset = ok(load_one("t.json", text.as_bytes()));
     assert_eq!(dataset.selected_events().len(), 1);
     // ...but NaN is not an integer.
@@ -88,7 +106,10 @@ fn python_nan_and_infinity_tokens_are_accepted_in_metadata() {
 fn timestamps_keep_all_64_bits() {
     let text = format!("[{}]", record("9007199254740993", ""));
     let dataset = ok(load_one("t.json", text.as_bytes()));
-    assert_eq!(dataset.selected_events()[0].timestamp_ns, 9_007_199_254_740_993);
+    assert_eq!(
+        dataset.selected_events()[0].timestamp_ns,
+        9_007_199_254_740_993
+    );
 }
 
 #[test]
@@ -110,7 +131,11 @@ fn syntax_errors_report_line_and_column_across_chunks() {
     assert_eq!(err.kind, LoadErrorKind::Syntax);
     assert_eq!(err.line, Some(lines_before as u64 + 2));
     assert_eq!(err.column, Some(3));
-    assert!(err.message.starts_with("Expecting ',' delimiter: line "), "{}", err.message);
+    assert!(
+        err.message.starts_with("Expecting ',' delimiter: line "),
+        "{}",
+        err.message
+    );
 }
 
 #[test]
@@ -138,17 +163,31 @@ fn invalid_utf8_is_reported_as_such() {
 fn wrapper_objects_choose_events_like_stormlog() {
     let r = record("5", "");
     // "events" wins over "telemetry_events"; other keys may come first and be big.
-    let text = format!(r#"{{"note": {{"a": [1, 2, 3]}}, "telemetry_events": [], "events": [{r}, {r}]}}"#);
-    assert_eq!(ok(load_one("t.json", text.as_bytes())).selected_events().len(), 2);
+    let text =
+        format!(r#"{{"note": {{"a": [1, 2, 3]}}, "telemetry_events": [], "events": [{r}, {r}]}}"#);
+    assert_eq!(
+        ok(load_one("t.json", text.as_bytes()))
+            .selected_events()
+            .len(),
+        2
+    );
     // A non-list "events" falls through to "telemetry_events".
     let text = format!(r#"{{"events": 3, "telemetry_events": [{r}]}}"#);
-    assert_eq!(ok(load_one("t.json", text.as_bytes())).selected_events().len(), 1);
+    assert_eq!(
+        ok(load_one("t.json", text.as_bytes()))
+            .selected_events()
+            .len(),
+        1
+    );
     // A tracker summary must match the events' session.
     let text = format!(
         r#"{{"telemetry_events": [{r}], "session_summary": {{"session_id": "other", "status": "completed", "started_at_ns": 1, "host": "h", "source": "x"}}}}"#
     );
     let outcome = load_one("t.json", text.as_bytes());
-    assert_eq!(outcome.errors[0].message, "Tracker session summary does not match telemetry event identity");
+    assert_eq!(
+        outcome.errors[0].message,
+        "Tracker session summary does not match telemetry event identity"
+    );
 }
 
 #[test]
@@ -159,11 +198,24 @@ fn sink_folders_and_manifests_load_their_segments() {
         "run/sink/manifest.json",
         br#"{"schema_version": 2, "sessions": [], "segments": [{"filename": "segment-000001.jsonl"}]}"#.to_vec(),
     );
-    let by_dir = load(&fs, &["run/sink".to_string()], &LoadOptions::default(), &mut |_| {});
-    let by_manifest = load(&fs, &["run/sink/manifest.json".to_string()], &LoadOptions::default(), &mut |_| {});
+    let by_dir = load(
+        &fs,
+        &["run/sink".to_string()],
+        &LoadOptions::default(),
+        &mut |_| {},
+    );
+    let by_manifest = load(
+        &fs,
+        &["run/sink/manifest.json".to_string()],
+        &LoadOptions::default(),
+        &mut |_| {},
+    );
     assert!(by_dir.errors.is_empty() && by_manifest.errors.is_empty());
     assert!(!by_dir.dataset.selected_events().is_empty());
-    assert_eq!(by_dir.dataset.selected_events(), by_manifest.dataset.selected_events());
+    assert_eq!(
+        by_dir.dataset.selected_events(),
+        by_manifest.dataset.selected_events()
+    );
 }
 
 #[test]
@@ -175,9 +227,12 @@ fn progress_reports_every_chunk() {
     let mut fs = MemFs::new();
     fs.insert("big.jsonl", big.clone());
     let mut reports = Vec::new();
-    let outcome = load(&fs, &["big.jsonl".to_string()], &LoadOptions::default(), &mut |p| {
-        reports.push((p.file_done_bytes, p.file_total_bytes))
-    });
+    let outcome = load(
+        &fs,
+        &["big.jsonl".to_string()],
+        &LoadOptions::default(),
+        &mut |p| reports.push((p.file_done_bytes, p.file_total_bytes)),
+    );
     assert!(outcome.errors.is_empty());
     assert!(reports.len() >= 3, "{reports:?}");
     assert!(reports.windows(2).all(|w| w[0].0 <= w[1].0));
@@ -189,7 +244,12 @@ fn bad_files_do_not_discard_good_files_loaded_beside_them() {
     let mut fs = MemFs::new();
     fs.insert("a.json", FIXTURE.to_vec());
     fs.insert("b.json", b"[1, 2".to_vec());
-    let outcome = load(&fs, &["a.json".to_string(), "b.json".to_string()], &LoadOptions::default(), &mut |_| {});
+    let outcome = load(
+        &fs,
+        &["a.json".to_string(), "b.json".to_string()],
+        &LoadOptions::default(),
+        &mut |_| {},
+    );
     assert_eq!(outcome.errors.len(), 1);
     assert_eq!(outcome.errors[0].file, "b.json");
     assert!(!outcome.dataset.selected_events().is_empty());
@@ -215,4 +275,92 @@ proptest! {
         let _ = load_one("x.json", &bytes[..cut]);
         let _ = load_one("x.jsonl", &bytes[..cut]);
     }
+}
+
+fn load_with(fs: &MemFs, path: &str, parallel: bool) -> LoadOutcome {
+    let options = LoadOptions {
+        parallel,
+        ..LoadOptions::default()
+    };
+    load(fs, &[path.to_string()], &options, &mut |_| {})
+}
+
+/// A JSON array of ~9 MiB: big enough for the parallel path.
+fn big_array() -> Vec<u8> {
+    let open = FIXTURE.iter().position(|&b| b == b'[').unwrap_or(0);
+    let close = FIXTURE
+        .iter()
+        .rposition(|&b| b == b']')
+        .unwrap_or(FIXTURE.len());
+    let body = &FIXTURE[open + 1..close]; // the fixture's records without [ ]
+    let mut out = b"[".to_vec();
+    while out.len() < 9 << 20 {
+        if out.len() > 1 {
+            out.extend_from_slice(b", ");
+        }
+        out.extend_from_slice(body);
+    }
+    out.push(b']');
+    out
+}
+
+#[test]
+fn parallel_parsing_gives_exactly_the_sequential_result() {
+    let mut fs = MemFs::new();
+    fs.insert("big.json", big_array());
+    let mut lines = Vec::new();
+    while lines.len() < 9 << 20 {
+        lines.extend_from_slice(JSONL_FIXTURE);
+    }
+    fs.insert("big.jsonl", lines);
+    for path in ["big.json", "big.jsonl"] {
+        let seq = load_with(&fs, path, false);
+        let par = load_with(&fs, path, true);
+        assert_eq!((seq.parallel_files, par.parallel_files), (0, 1), "{path}");
+        let (seq, par) = (ok(seq), ok(par));
+        assert!(seq.selected_events().len() > 5_000, "{path}");
+        assert_eq!(seq.sessions.len(), par.sessions.len());
+        for (a, b) in seq.sessions.iter().zip(&par.sessions) {
+            assert_eq!(a.summary, b.summary, "{path}");
+            assert_eq!(a.events.len(), b.events.len());
+            for (x, y) in a.events.iter().zip(&b.events) {
+                // String ids may differ between the two loads: compare what they name.
+                assert_eq!(x.timestamp_ns, y.timestamp_ns);
+                assert_eq!(x.counters(), y.counters());
+                assert_eq!(
+                    (x.rank, x.flags, x.phase > 0),
+                    (y.rank, y.flags, y.phase > 0)
+                );
+                assert_eq!(seq.strings.get(x.event_type), par.strings.get(y.event_type));
+                assert_eq!(seq.strings.get(x.context), par.strings.get(y.context));
+            }
+        }
+        assert_eq!(medium(&seq), medium(&par), "{path}");
+    }
+}
+
+#[test]
+fn parallel_parsing_falls_back_to_report_errors_exactly() {
+    let mut bytes = big_array();
+    // Corrupt one record in the middle: "rank": 0 -> "rank": -1.
+    let middle = bytes.len() / 2;
+    let at = middle
+        + bytes[middle..]
+            .windows(9)
+            .position(|w| w == b"\"rank\": 0" || w == b"\"rank\":0,")
+            .unwrap_or_else(|| panic!("no rank field"));
+    let replacement: &[u8] = if &bytes[at..at + 9] == b"\"rank\": 0" {
+        b"\"rank\": -1"
+    } else {
+        b"\"rank\":-1,"
+    };
+    bytes.splice(at..at + 9, replacement.iter().copied());
+    let mut fs = MemFs::new();
+    fs.insert("big.json", bytes);
+    let seq = load_with(&fs, "big.json", false);
+    let par = load_with(&fs, "big.json", true);
+    assert_eq!(par.parallel_files, 0, "the fast path gave up");
+    assert_eq!(seq.errors.len(), 1);
+    assert_eq!(seq.errors, par.errors);
+    assert_eq!(par.errors[0].message, "rank must be >= 0");
 }

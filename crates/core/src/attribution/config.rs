@@ -115,7 +115,10 @@ impl AttributionConfig {
     }
 
     /// `resolve_collective_attribution_config(preset, overrides)`.
-    pub fn resolve(preset: &str, overrides: &[(String, OverrideValue)]) -> Result<AttributionConfig, SettingsError> {
+    pub fn resolve(
+        preset: &str,
+        overrides: &[(String, OverrideValue)],
+    ) -> Result<AttributionConfig, SettingsError> {
         let preset = Preset::parse(preset)?;
         let mut config = AttributionConfig::preset(preset);
         let mut unknown: Vec<&str> = overrides
@@ -128,22 +131,47 @@ impl AttributionConfig {
             unknown.dedup();
             return Err(SettingsError {
                 field: Some(unknown[0].to_string()),
-                message: format!("Unknown collective attribution override fields: {}", unknown.join(", ")),
+                message: format!(
+                    "Unknown collective attribution override fields: {}",
+                    unknown.join(", ")
+                ),
             });
         }
         // Python's replace(**overrides) keeps the last value of a repeated key.
-        let value_of = |field: &str| overrides.iter().rev().find(|(k, _)| k == field).map(|(_, v)| v.clone());
+        let value_of = |field: &str| {
+            overrides
+                .iter()
+                .rev()
+                .find(|(k, _)| k == field)
+                .map(|(_, v)| v.clone())
+        };
         // Validation in stormlog's order; a value of the wrong type fails where
         // Python's comparison would.
-        config.min_samples_per_rank = int_field(value_of("min_samples_per_rank"), "min_samples_per_rank", config.min_samples_per_rank)?;
+        config.min_samples_per_rank = int_field(
+            value_of("min_samples_per_rank"),
+            "min_samples_per_rank",
+            config.min_samples_per_rank,
+        )?;
         if config.min_samples_per_rank < 3 {
-            return Err(rule("min_samples_per_rank", "min_samples_per_rank must be >= 3"));
+            return Err(rule(
+                "min_samples_per_rank",
+                "min_samples_per_rank must be >= 3",
+            ));
         }
-        config.min_gap_bytes = int_field(value_of("min_gap_bytes"), "min_gap_bytes", config.min_gap_bytes)?;
+        config.min_gap_bytes = int_field(
+            value_of("min_gap_bytes"),
+            "min_gap_bytes",
+            config.min_gap_bytes,
+        )?;
         if config.min_gap_bytes < 0 {
             return Err(rule("min_gap_bytes", "min_gap_bytes must be >= 0"));
         }
-        config.min_gap_ratio = float_field(value_of("min_gap_ratio"), "min_gap_ratio", config.min_gap_ratio, "<")?;
+        config.min_gap_ratio = float_field(
+            value_of("min_gap_ratio"),
+            "min_gap_ratio",
+            config.min_gap_ratio,
+            "<",
+        )?;
         if config.min_gap_ratio < 0.0 {
             return Err(rule("min_gap_ratio", "min_gap_ratio must be >= 0"));
         }
@@ -154,19 +182,40 @@ impl AttributionConfig {
             "<=",
         )?;
         if config.robust_zscore_threshold <= 0.0 {
-            return Err(rule("robust_zscore_threshold", "robust_zscore_threshold must be > 0"));
+            return Err(rule(
+                "robust_zscore_threshold",
+                "robust_zscore_threshold must be > 0",
+            ));
         }
-        config.marker_window_ns = int_field(value_of("marker_window_ns"), "marker_window_ns", config.marker_window_ns)?;
+        config.marker_window_ns = int_field(
+            value_of("marker_window_ns"),
+            "marker_window_ns",
+            config.marker_window_ns,
+        )?;
         if config.marker_window_ns < 0 {
             return Err(rule("marker_window_ns", "marker_window_ns must be >= 0"));
         }
-        config.interval_padding_ns = int_field(value_of("interval_padding_ns"), "interval_padding_ns", config.interval_padding_ns)?;
+        config.interval_padding_ns = int_field(
+            value_of("interval_padding_ns"),
+            "interval_padding_ns",
+            config.interval_padding_ns,
+        )?;
         if config.interval_padding_ns < 0 {
-            return Err(rule("interval_padding_ns", "interval_padding_ns must be >= 0"));
+            return Err(rule(
+                "interval_padding_ns",
+                "interval_padding_ns must be >= 0",
+            ));
         }
-        config.synchrony_window_ns = int_field(value_of("synchrony_window_ns"), "synchrony_window_ns", config.synchrony_window_ns)?;
+        config.synchrony_window_ns = int_field(
+            value_of("synchrony_window_ns"),
+            "synchrony_window_ns",
+            config.synchrony_window_ns,
+        )?;
         if config.synchrony_window_ns < 0 {
-            return Err(rule("synchrony_window_ns", "synchrony_window_ns must be >= 0"));
+            return Err(rule(
+                "synchrony_window_ns",
+                "synchrony_window_ns must be >= 0",
+            ));
         }
         config.min_synchrony_ratio = float_field(
             value_of("min_synchrony_ratio"),
@@ -175,9 +224,17 @@ impl AttributionConfig {
             "<=",
         )?;
         if !(0.0 <= config.min_synchrony_ratio && config.min_synchrony_ratio <= 1.0) {
-            return Err(rule("min_synchrony_ratio", "min_synchrony_ratio must be in [0, 1]"));
+            return Err(rule(
+                "min_synchrony_ratio",
+                "min_synchrony_ratio must be in [0, 1]",
+            ));
         }
-        config.min_confidence = float_field(value_of("min_confidence"), "min_confidence", config.min_confidence, "<=")?;
+        config.min_confidence = float_field(
+            value_of("min_confidence"),
+            "min_confidence",
+            config.min_confidence,
+            "<=",
+        )?;
         if !(0.0 <= config.min_confidence && config.min_confidence <= 1.0) {
             return Err(rule("min_confidence", "min_confidence must be in [0, 1]"));
         }
@@ -217,7 +274,9 @@ impl OverrideValue {
         if let Ok(v) = t.parse::<i64>() {
             return OverrideValue::Int(v);
         }
-        let looks_numeric = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+        let looks_numeric = !t.is_empty()
+            && t.bytes()
+                .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
         if looks_numeric {
             if let Ok(v) = t.parse::<f64>() {
                 return OverrideValue::Float(v);
@@ -269,7 +328,11 @@ fn type_error(field: &str, value: &OverrideValue, op: &str, number_first: bool) 
     }
 }
 
-fn int_field(value: Option<OverrideValue>, field: &str, default: i64) -> Result<i64, SettingsError> {
+fn int_field(
+    value: Option<OverrideValue>,
+    field: &str,
+    default: i64,
+) -> Result<i64, SettingsError> {
     match value {
         None => Ok(default),
         Some(OverrideValue::Int(v)) => Ok(v),
@@ -282,13 +345,23 @@ fn int_field(value: Option<OverrideValue>, field: &str, default: i64) -> Result<
     }
 }
 
-fn float_field(value: Option<OverrideValue>, field: &str, default: f64, op: &str) -> Result<f64, SettingsError> {
+fn float_field(
+    value: Option<OverrideValue>,
+    field: &str,
+    default: f64,
+    op: &str,
+) -> Result<f64, SettingsError> {
     match value {
         None => Ok(default),
         Some(OverrideValue::Int(v)) => Ok(v as f64),
         Some(OverrideValue::Float(v)) => Ok(v),
         Some(OverrideValue::Bool(b)) => Ok(f64::from(u8::from(b))),
-        Some(other) => Err(type_error(field, &other, op, op == "<=" && field != "robust_zscore_threshold")),
+        Some(other) => Err(type_error(
+            field,
+            &other,
+            op,
+            op == "<=" && field != "robust_zscore_threshold",
+        )),
     }
 }
 
@@ -310,30 +383,54 @@ mod tests {
     #[test]
     fn overrides_are_validated_with_stormlog_messages() {
         let ovr = |k: &str, v: OverrideValue| vec![(k.to_string(), v)];
-        let msg = |r: Result<AttributionConfig, SettingsError>| r.err().map(|e| e.message).unwrap_or_default();
+        let msg = |r: Result<AttributionConfig, SettingsError>| {
+            r.err().map(|e| e.message).unwrap_or_default()
+        };
         assert_eq!(
-            msg(AttributionConfig::resolve("medium", &ovr("unknown_knob", OverrideValue::Int(1)))),
+            msg(AttributionConfig::resolve(
+                "medium",
+                &ovr("unknown_knob", OverrideValue::Int(1))
+            )),
             "Unknown collective attribution override fields: unknown_knob"
         );
         assert_eq!(
-            msg(AttributionConfig::resolve("medium", &ovr("min_samples_per_rank", OverrideValue::Int(2)))),
+            msg(AttributionConfig::resolve(
+                "medium",
+                &ovr("min_samples_per_rank", OverrideValue::Int(2))
+            )),
             "min_samples_per_rank must be >= 3"
         );
-        assert!(msg(AttributionConfig::resolve("medium", &ovr("min_gap_bytes", OverrideValue::Text("1".into()))))
-            .contains("'<' not supported between instances of 'str' and 'int'"));
+        assert!(msg(AttributionConfig::resolve(
+            "medium",
+            &ovr("min_gap_bytes", OverrideValue::Text("1".into()))
+        ))
+        .contains("'<' not supported between instances of 'str' and 'int'"));
         assert_eq!(
-            msg(AttributionConfig::resolve("low", &ovr("min_confidence", OverrideValue::Float(1.5)))),
+            msg(AttributionConfig::resolve(
+                "low",
+                &ovr("min_confidence", OverrideValue::Float(1.5))
+            )),
             "min_confidence must be in [0, 1]"
         );
-        let ok = AttributionConfig::resolve("low", &ovr("min_confidence", OverrideValue::Float(0.41)));
+        let ok =
+            AttributionConfig::resolve("low", &ovr("min_confidence", OverrideValue::Float(0.41)));
         assert_eq!(ok.map(|c| c.min_confidence).ok(), Some(0.41));
     }
 
     #[test]
     fn cli_values_parse_like_json() {
-        assert_eq!(OverrideValue::parse_cli("157286400"), OverrideValue::Int(157286400));
+        assert_eq!(
+            OverrideValue::parse_cli("157286400"),
+            OverrideValue::Int(157286400)
+        );
         assert_eq!(OverrideValue::parse_cli("0.41"), OverrideValue::Float(0.41));
-        assert_eq!(OverrideValue::parse_cli("\"1\""), OverrideValue::Text("1".into()));
-        assert_eq!(OverrideValue::parse_cli("abc"), OverrideValue::Text("abc".into()));
+        assert_eq!(
+            OverrideValue::parse_cli("\"1\""),
+            OverrideValue::Text("1".into())
+        );
+        assert_eq!(
+            OverrideValue::parse_cli("abc"),
+            OverrideValue::Text("abc".into())
+        );
     }
 }

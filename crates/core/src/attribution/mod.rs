@@ -117,7 +117,11 @@ impl GapStats {
         let fallback = if mad > 0.0 {
             None
         } else {
-            let std = if gaps.len() > 1 { numpy_std_ddof1(gaps) } else { 0.0 };
+            let std = if gaps.len() > 1 {
+                numpy_std_ddof1(gaps)
+            } else {
+                0.0
+            };
             Some((numpy_mean(gaps), std))
         };
         GapStats {
@@ -164,13 +168,20 @@ fn py_min1(x: f64) -> f64 {
 
 /// Attributes hidden-memory spikes in `events` (one session) to collectives.
 /// With `phases`, each interval also carries its phase attribution.
-pub fn attribute(events: &[Event], config: &AttributionConfig, phases: Option<&PhaseReplayIndex>) -> Vec<AttributionResult> {
+pub fn attribute(
+    events: &[Event],
+    config: &AttributionConfig,
+    phases: Option<&PhaseReplayIndex>,
+) -> Vec<AttributionResult> {
     if events.is_empty() {
         return Vec::new();
     }
     // sorted(events, key=timestamp_ns): stable. Traces arrive sorted; keep them.
     let mut order: Vec<usize> = (0..events.len()).collect();
-    if !events.windows(2).all(|w| w[0].timestamp_ns <= w[1].timestamp_ns) {
+    if !events
+        .windows(2)
+        .all(|w| w[0].timestamp_ns <= w[1].timestamp_ns)
+    {
         order.sort_by_key(|&i| events[i].timestamp_ns);
     }
     let ordered = || order.iter().map(|&i| &events[i]);
@@ -182,9 +193,15 @@ pub fn attribute(events: &[Event], config: &AttributionConfig, phases: Option<&P
     let mut rank_slot: HashMap<i64, usize> = HashMap::new();
     for event in ordered() {
         if event.is_marker() {
-            markers.entry(event.rank).or_default().push(event.timestamp_ns);
+            markers
+                .entry(event.rank)
+                .or_default()
+                .push(event.timestamp_ns);
         }
-        if !event.is_sample() || event.device_used_bytes().is_none() || event.allocator_reserved_bytes().is_none() {
+        if !event.is_sample()
+            || event.device_used_bytes().is_none()
+            || event.allocator_reserved_bytes().is_none()
+        {
             continue;
         }
         let slot = *rank_slot.entry(event.rank).or_insert_with(|| {
@@ -209,18 +226,35 @@ pub fn attribute(events: &[Event], config: &AttributionConfig, phases: Option<&P
         return Vec::new();
     }
 
-    let expected_world_size = events.iter().map(|e| e.world_size).filter(|&w| w > 0).max().unwrap_or_else(|| {
-        let mut distinct: Vec<i64> = events.iter().map(|e| e.rank).collect();
-        distinct.sort_unstable();
-        distinct.dedup();
-        distinct.len().max(1) as i64
-    });
-    let trace_start_ns = events.iter().map(|e| e.timestamp_ns).min().unwrap_or(0).max(0);
+    let expected_world_size = events
+        .iter()
+        .map(|e| e.world_size)
+        .filter(|&w| w > 0)
+        .max()
+        .unwrap_or_else(|| {
+            let mut distinct: Vec<i64> = events.iter().map(|e| e.rank).collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            distinct.len().max(1) as i64
+        });
+    let trace_start_ns = events
+        .iter()
+        .map(|e| e.timestamp_ns)
+        .min()
+        .unwrap_or(0)
+        .max(0);
     let synchrony = synchrony_counts(&spikes_by_rank, config.synchrony_window_ns);
 
     let mut results = Vec::new();
     for (spike, &synchronized) in spikes_by_rank.iter().flatten().zip(&synchrony) {
-        if let Some(result) = score_spike(spike, synchronized, expected_world_size, trace_start_ns, config, phases) {
+        if let Some(result) = score_spike(
+            spike,
+            synchronized,
+            expected_world_size,
+            trace_start_ns,
+            config,
+            phases,
+        ) {
             if result.confidence >= config.min_confidence {
                 results.push(result);
             }
@@ -229,7 +263,12 @@ pub fn attribute(events: &[Event], config: &AttributionConfig, phases: Option<&P
     merge_rank_intervals(results)
 }
 
-fn detect_rank_spikes(rank: i64, samples: &[&Event], markers: &[i64], config: &AttributionConfig) -> Vec<Spike> {
+fn detect_rank_spikes(
+    rank: i64,
+    samples: &[&Event],
+    markers: &[i64],
+    config: &AttributionConfig,
+) -> Vec<Spike> {
     let n = samples.len() as i64;
     if n < config.min_samples_per_rank {
         return Vec::new();
@@ -322,14 +361,20 @@ fn score_spike(
     let synchrony_ratio = if expected_world_size <= 1 {
         0.0
     } else {
-        py_min1(int_true_div(synchronized - 1, (expected_world_size - 1) as u64))
+        py_min1(int_true_div(
+            synchronized - 1,
+            (expected_world_size - 1) as u64,
+        ))
     };
 
     // _spike_confidence
     let marker_overlap = spike.markers.is_some();
     let zscore_strength = py_min1(spike.robust_zscore / config.robust_zscore_threshold);
     let bytes_strength = if config.min_gap_bytes > 0 {
-        py_min1(int_true_div(spike.peak_gap_bytes as u64, config.min_gap_bytes as u64))
+        py_min1(int_true_div(
+            spike.peak_gap_bytes as u64,
+            config.min_gap_bytes as u64,
+        ))
     } else {
         1.0
     };
@@ -383,10 +428,13 @@ fn score_spike(
         None => (ts, ts),
     };
     let padding = i128::from(config.interval_padding_ns);
-    let interval_start = (marker_start.min(ts) - padding).max(i128::from(trace_start_ns)).max(0);
+    let interval_start = (marker_start.min(ts) - padding)
+        .max(i128::from(trace_start_ns))
+        .max(0);
     let interval_end = marker_end.max(ts) + padding;
 
-    let phase_attribution = phases.map(|index| index.resolve(spike.timestamp_ns, spike.session, spike.rank));
+    let phase_attribution =
+        phases.map(|index| index.resolve(spike.timestamp_ns, spike.session, spike.rank));
     Some(AttributionResult {
         rank: spike.rank,
         interval_start_ns: interval_start,

@@ -38,7 +38,7 @@ pub struct LoadError {
     /// 1-based line in the file, when known.
     pub line: Option<u64>,
     /// 1-based column (in characters), for syntax errors.
-    pub column: Option<u64>,
+    pub column: Option<u32>,
     /// 0-based index of the record in its events list (JSON) — JSONL uses `line`.
     pub record: Option<u64>,
     /// The record field at fault, when there is one.

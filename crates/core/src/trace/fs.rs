@@ -65,7 +65,8 @@ impl MemFs {
     }
 
     pub fn insert(&mut self, path: &str, bytes: impl Into<Vec<u8>>) {
-        self.files.insert(path.trim_end_matches('/').to_string(), bytes.into());
+        self.files
+            .insert(path.trim_end_matches('/').to_string(), bytes.into());
     }
 }
 
@@ -85,7 +86,11 @@ impl TraceFs for MemFs {
 
     fn list_dir(&self, path: &str) -> Vec<String> {
         let path = path.trim_end_matches('/');
-        let prefix = if path.is_empty() { String::new() } else { format!("{path}/") };
+        let prefix = if path.is_empty() {
+            String::new()
+        } else {
+            format!("{path}/")
+        };
         let mut out: Vec<String> = self
             .files
             .keys()
@@ -103,12 +108,17 @@ impl TraceFs for MemFs {
     fn open(&self, path: &str) -> std::io::Result<Box<dyn Read + '_>> {
         match self.files.get(path.trim_end_matches('/')) {
             Some(bytes) => Ok(Box::new(bytes.as_slice())),
-            None => Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no such file")),
+            None => Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no such file",
+            )),
         }
     }
 
     fn size(&self, path: &str) -> Option<u64> {
-        self.files.get(path.trim_end_matches('/')).map(|b| b.len() as u64)
+        self.files
+            .get(path.trim_end_matches('/'))
+            .map(|b| b.len() as u64)
     }
 
     fn resolve(&self, path: &str) -> String {

@@ -19,19 +19,41 @@ use serde::Serialize;
 use super::error::{LoadError, LoadErrorKind};
 use super::event::{Event, StrId, Strings, NO_STR};
 use super::fs::{file_name, join, parent, PathKind, TraceFs};
+use super::parallel::Layout;
+#[cfg(not(target_arch = "wasm32"))]
+use super::parallel::{parse_parallel, MIN_PARALLEL_BYTES};
 use super::parse::{parse_json, parse_jsonl, LoadCtx, SessionEvents, SessionGrouper};
 use super::reader::Input;
-use super::session::{sort_by_selection, stable_legacy_session_id, summary_from_json, SessionStatus, SessionSummary};
+use super::session::{
+    sort_by_selection, stable_legacy_session_id, summary_from_json, SessionStatus, SessionSummary,
+};
 use crate::json::{Node, Tape};
 use crate::phases::PhaseBoundary;
 
 const MANIFEST: &str = "manifest.json";
 
 /// Loading settings.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct LoadOptions {
     /// Analyse this session instead of the default one.
     pub session_id: Option<String>,
+    /// Parse big files (8 MiB and more) with worker threads on native builds.
+    /// The result is identical either way; errors always come from the sequential parse.
+    #[serde(default = "parallel_default")]
+    pub parallel: bool,
+}
+
+fn parallel_default() -> bool {
+    true
+}
+
+impl Default for LoadOptions {
+    fn default() -> LoadOptions {
+        LoadOptions {
+            session_id: None,
+            parallel: true,
+        }
+    }
 }
 
 /// Progress of a load, reported after every chunk.
@@ -93,12 +115,21 @@ impl Dataset {
 pub struct LoadOutcome {
     pub dataset: Dataset,
     pub errors: Vec<LoadError>,
+    /// How many files the parallel fast path parsed (the rest were sequential).
+    pub parallel_files: usize,
 }
 
 /// Loads `paths` from `fs`.
-pub fn load(fs: &dyn TraceFs, paths: &[String], options: &LoadOptions, progress: &mut dyn FnMut(&LoadProgress)) -> LoadOutcome {
+pub fn load(
+    fs: &dyn TraceFs,
+    paths: &[String],
+    options: &LoadOptions,
+    progress: &mut dyn FnMut(&LoadProgress),
+) -> LoadOutcome {
     let mut loader = Loader {
         fs,
+        parallel: options.parallel,
+        parallel_files: 0,
         ctx: LoadCtx::default(),
         progress,
         file_index: 0,
@@ -128,6 +159,7 @@ pub fn load(fs: &dyn TraceFs, paths: &[String], options: &LoadOptions, progress:
         let (sessions, selected) = loader.load_distributed(&inputs, options, &mut outcome.errors);
         (sessions, selected, LoadMode::Distributed)
     };
+    outcome.parallel_files = loader.parallel_files;
     outcome.dataset = Dataset {
         strings: loader.ctx.strings,
         phases: loader.ctx.phases,
@@ -173,7 +205,12 @@ fn is_single_input(fs: &dyn TraceFs, path: &str) -> bool {
 
 fn count_files(fs: &dyn TraceFs, path: &str) -> usize {
     match fs.kind(path) {
-        PathKind::Dir => fs.list_dir(path).iter().filter(|p| is_segment_name(file_name(p))).count().max(1),
+        PathKind::Dir => fs
+            .list_dir(path)
+            .iter()
+            .filter(|p| is_segment_name(file_name(p)))
+            .count()
+            .max(1),
         _ => 1,
     }
 }
@@ -190,7 +227,9 @@ fn discover_export_files(fs: &dyn TraceFs, dir: &str) -> Vec<String> {
                     let name = logical_name(file_name(&p));
                     let matches = name.ends_with(".json")
                         && name != "telemetry_timeline.json"
-                        && (name == "events.json" || name.contains("events") || name.contains("track"));
+                        && (name == "events.json"
+                            || name.contains("events")
+                            || name.contains("track"));
                     if matches {
                         out.push(p);
                     }
@@ -207,7 +246,8 @@ fn discover_export_files(fs: &dyn TraceFs, dir: &str) -> Vec<String> {
             .into_iter()
             .filter(|p| {
                 let lower = logical_name(file_name(p)).to_ascii_lowercase();
-                fs.kind(p) == PathKind::File && (lower.ends_with(".json") || lower.ends_with(".jsonl"))
+                fs.kind(p) == PathKind::File
+                    && (lower.ends_with(".json") || lower.ends_with(".jsonl"))
             })
             .collect();
     }
@@ -260,9 +300,19 @@ fn session_not_found(id: &str) -> LoadError {
 
 /// `select_default_loaded_session`: prefer sessions with events, then selection order.
 fn select_default(sessions: &[Session], among: impl Fn(&Session) -> bool) -> Option<usize> {
-    let candidates: Vec<usize> = (0..sessions.len()).filter(|&i| among(&sessions[i])).collect();
-    let non_empty: Vec<usize> = candidates.iter().copied().filter(|&i| !sessions[i].events.is_empty()).collect();
-    let pool = if non_empty.is_empty() { candidates } else { non_empty };
+    let candidates: Vec<usize> = (0..sessions.len())
+        .filter(|&i| among(&sessions[i]))
+        .collect();
+    let non_empty: Vec<usize> = candidates
+        .iter()
+        .copied()
+        .filter(|&i| !sessions[i].events.is_empty())
+        .collect();
+    let pool = if non_empty.is_empty() {
+        candidates
+    } else {
+        non_empty
+    };
     pool.into_iter().min_by(|&a, &b| {
         sessions[a]
             .summary
@@ -273,6 +323,9 @@ fn select_default(sessions: &[Session], among: impl Fn(&Session) -> bool) -> Opt
 
 struct Loader<'a> {
     fs: &'a dyn TraceFs,
+    /// Whether big files may be parsed by several threads.
+    parallel: bool,
+    parallel_files: usize,
     ctx: LoadCtx,
     progress: &'a mut dyn FnMut(&LoadProgress),
     file_index: usize,
@@ -335,10 +388,25 @@ impl Loader<'_> {
             }
             PathKind::File => {
                 let default_id = stable_legacy_session_id(&[&resolved, "json"]);
-                let mut input = open_input(fs, path, &mut *self.progress, &mut self.file_index, self.file_count)?;
+                let mut grouper = SessionGrouper::default();
+                if self.try_parallel(path, Layout::JsonArray, &default_id, &mut grouper) {
+                    return Ok(self.assemble(grouper, Vec::new(), &name, &[resolved]));
+                }
+                let mut input = open_input(
+                    fs,
+                    path,
+                    &mut *self.progress,
+                    &mut self.file_index,
+                    self.file_count,
+                )?;
                 let parsed = parse_json(&mut input, &mut self.ctx, &default_id)?;
                 drop(input);
-                Ok(self.assemble(parsed.grouper, parsed.summaries.unwrap_or_default(), &name, &[resolved]))
+                Ok(self.assemble(
+                    parsed.grouper,
+                    parsed.summaries.unwrap_or_default(),
+                    &name,
+                    &[resolved],
+                ))
             }
         }
     }
@@ -349,17 +417,24 @@ impl Loader<'_> {
         reader.read_to_end(&mut bytes).ok()?;
         let mut tape = Tape::default();
         let n = tape.parse_value(&bytes, 0, true).ok()?;
-        if crate::json::skip_ws(&bytes, n) != bytes.len() || !matches!(tape.nodes[0], Node::Object { .. }) {
+        if crate::json::skip_ws(&bytes, n) != bytes.len()
+            || !matches!(tape.nodes[0], Node::Object { .. })
+        {
             return None;
         }
         // schema_version: int(x) with default 1; below 1 counts as 1.
         let schema_version = match tape.get(0, b"schema_version") {
-            Some(i) => super::session::py_int(&tape, i).filter(|v| *v >= 1).unwrap_or(1),
+            Some(i) => super::session::py_int(&tape, i)
+                .filter(|v| *v >= 1)
+                .unwrap_or(1),
             None => 1,
         };
         let mut manifest = Manifest::default();
         if schema_version >= 2 {
-            if let Some(list) = tape.get(0, b"sessions").filter(|&i| matches!(tape.nodes[i], Node::Array { .. })) {
+            if let Some(list) = tape
+                .get(0, b"sessions")
+                .filter(|&i| matches!(tape.nodes[i], Node::Array { .. }))
+            {
                 for entry in tape.elements(list) {
                     if let Ok(summary) = summary_from_json(&tape, entry) {
                         manifest.sessions.push(summary);
@@ -367,19 +442,28 @@ impl Loader<'_> {
                 }
             }
         }
-        if let Some(list) = tape.get(0, b"segments").filter(|&i| matches!(tape.nodes[i], Node::Array { .. })) {
+        if let Some(list) = tape
+            .get(0, b"segments")
+            .filter(|&i| matches!(tape.nodes[i], Node::Array { .. }))
+        {
             for entry in tape.elements(list) {
                 if !matches!(tape.nodes[entry], Node::Object { .. }) {
                     continue;
                 }
-                let Some(filename) = tape.get(entry, b"filename").map(|i| tape.nodes[i]).filter(|n| matches!(n, Node::Str { .. })) else {
+                let Some(filename) = tape
+                    .get(entry, b"filename")
+                    .map(|i| tape.nodes[i])
+                    .filter(|n| matches!(n, Node::Str { .. }))
+                else {
                     continue;
                 };
                 let session = match tape.get(entry, b"session_id").map(|i| tape.nodes[i]) {
                     Some(n @ Node::Str { .. }) => Some(tape.text_of(n).into_owned()),
                     _ => None,
                 };
-                manifest.segments.push((tape.text_of(filename).into_owned(), session));
+                manifest
+                    .segments
+                    .push((tape.text_of(filename).into_owned(), session));
             }
         }
         Some(manifest)
@@ -397,7 +481,8 @@ impl Loader<'_> {
         if let Some(m) = manifest {
             for (filename, _) in &m.segments {
                 let p = join(dir, filename);
-                if self.fs.kind(&p) == PathKind::File && !by_name.iter().any(|(n, _)| n == filename) {
+                if self.fs.kind(&p) == PathKind::File && !by_name.iter().any(|(n, _)| n == filename)
+                {
                     by_name.push((filename.clone(), p));
                 }
             }
@@ -406,7 +491,12 @@ impl Loader<'_> {
         by_name.into_iter().map(|(_, p)| p).collect()
     }
 
-    fn load_sink(&mut self, resolved_input: &str, segments: &[String], manifest: Option<Manifest>) -> Result<Vec<Session>, LoadError> {
+    fn load_sink(
+        &mut self,
+        resolved_input: &str,
+        segments: &[String],
+        manifest: Option<Manifest>,
+    ) -> Result<Vec<Session>, LoadError> {
         let manifest = manifest.unwrap_or_default();
         let fallback = stable_legacy_session_id(&[resolved_input, "sink"]);
         let mut grouper = SessionGrouper::default();
@@ -421,13 +511,24 @@ impl Loader<'_> {
                 .filter(|s| !s.is_empty())
                 .unwrap_or_else(|| fallback.clone());
             let before: Vec<usize> = grouper.sessions.iter().map(|s| s.events.len()).collect();
-            let mut input = open_input(self.fs, segment, &mut *self.progress, &mut self.file_index, self.file_count)?;
-            parse_jsonl(&mut input, &mut self.ctx, &hint, &mut grouper)?;
-            drop(input);
+            if !self.try_parallel(segment, Layout::Jsonl, &hint, &mut grouper) {
+                let mut input = open_input(
+                    self.fs,
+                    segment,
+                    &mut *self.progress,
+                    &mut self.file_index,
+                    self.file_count,
+                )?;
+                parse_jsonl(&mut input, &mut self.ctx, &hint, &mut grouper)?;
+                drop(input);
+            }
             let resolved_segment = self.fs.resolve(segment);
             for (i, s) in grouper.sessions.iter().enumerate() {
                 if s.events.len() > before.get(i).copied().unwrap_or(0) {
-                    sources.entry(s.session).or_default().push(resolved_segment.clone());
+                    sources
+                        .entry(s.session)
+                        .or_default()
+                        .push(resolved_segment.clone());
                 }
             }
         }
@@ -445,9 +546,72 @@ impl Loader<'_> {
         Ok(sessions)
     }
 
+    /// The parallel fast path for a big file (native builds only): `true` when it
+    /// parsed the whole file into `grouper`; `false` leaves everything untouched for
+    /// the sequential parse, which also reports any error exactly.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn try_parallel(
+        &mut self,
+        path: &str,
+        layout: Layout,
+        default_id: &str,
+        grouper: &mut SessionGrouper,
+    ) -> bool {
+        if !self.parallel || self.fs.size(path).unwrap_or(0) < MIN_PARALLEL_BYTES {
+            return false;
+        }
+        let index = self.file_index;
+        let Ok(mut input) = open_input(
+            self.fs,
+            path,
+            &mut *self.progress,
+            &mut self.file_index,
+            self.file_count,
+        ) else {
+            self.file_index = index;
+            return false;
+        };
+        let starts_right = match layout {
+            Layout::JsonArray => {
+                matches!(input.fill(), Ok(true)) && {
+                    let data = input.data();
+                    data.get(crate::json::skip_ws(data, 0)) == Some(&b'[')
+                }
+            }
+            Layout::Jsonl => true,
+        };
+        let mut parsed = SessionGrouper::default();
+        let done = starts_right
+            && parse_parallel(&mut input, layout, &mut self.ctx, default_id, &mut parsed).is_ok();
+        if done {
+            grouper.append(parsed);
+            self.parallel_files += 1;
+        } else {
+            self.file_index = index; // the sequential parse reports this file again
+        }
+        done
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn try_parallel(
+        &mut self,
+        _path: &str,
+        _layout: Layout,
+        _default_id: &str,
+        _grouper: &mut SessionGrouper,
+    ) -> bool {
+        false
+    }
+
     /// `_assemble_loaded_sessions`: grouped events plus manifest/tracker summaries,
     /// each session sorted by time, all sessions in selection order.
-    fn assemble(&mut self, grouper: SessionGrouper, summaries: Vec<SessionSummary>, name: &str, sources: &[String]) -> Vec<Session> {
+    fn assemble(
+        &mut self,
+        grouper: SessionGrouper,
+        summaries: Vec<SessionSummary>,
+        name: &str,
+        sources: &[String],
+    ) -> Vec<Session> {
         let mut sessions: Vec<Session> = Vec::new();
         for group in grouper.sessions {
             let id = self.ctx.strings.str(group.session).to_string();
@@ -465,7 +629,10 @@ impl Loader<'_> {
             });
         }
         for summary in summaries {
-            if !sessions.iter().any(|s| s.summary.session_id == summary.session_id) {
+            if !sessions
+                .iter()
+                .any(|s| s.summary.session_id == summary.session_id)
+            {
                 sessions.push(Session {
                     summary,
                     events: Vec::new(),
@@ -526,9 +693,9 @@ fn open_input<'p>(
     file_count: usize,
 ) -> Result<Input<'p>, LoadError> {
     let name = file_name(path).to_string();
-    let source = fs
-        .open(path)
-        .map_err(|e| LoadError::new(LoadErrorKind::Io, &name, format!("cannot open {path}: {e}")))?;
+    let source = fs.open(path).map_err(|e| {
+        LoadError::new(LoadErrorKind::Io, &name, format!("cannot open {path}: {e}"))
+    })?;
     let report = LoadProgress {
         file: name.clone(),
         file_index: *file_index,
@@ -556,7 +723,11 @@ fn dedupe(events: Vec<Event>, strings: &mut Strings) -> Vec<Event> {
     events
         .into_iter()
         .filter(|e| {
-            let context = if e.context == NO_STR { empty } else { e.context };
+            let context = if e.context == NO_STR {
+                empty
+            } else {
+                e.context
+            };
             seen.insert((
                 e.session,
                 e.timestamp_ns,
@@ -575,7 +746,9 @@ fn dedupe(events: Vec<Event>, strings: &mut Strings) -> Vec<Event> {
 
 /// The lifecycle of merged summaries (`_create_merged_session_summary`).
 fn merged_summary(summaries: &[&SessionSummary], session_id: &str, source: &str) -> SessionSummary {
-    let all_completed = summaries.iter().all(|s| s.status == SessionStatus::Completed);
+    let all_completed = summaries
+        .iter()
+        .all(|s| s.status == SessionStatus::Completed);
     let ended = if all_completed {
         summaries.iter().filter_map(|s| s.ended_at_ns).max()
     } else {
@@ -597,7 +770,8 @@ fn merged_summary(summaries: &[&SessionSummary], session_id: &str, source: &str)
         },
         started_at_ns: summaries.iter().map(|s| s.started_at_ns).min().unwrap_or(0),
         ended_at_ns: ended,
-        host: common(summaries.iter().map(|s| Some(s.host.as_str())).collect()).unwrap_or_else(|| "multiple".to_string()),
+        host: common(summaries.iter().map(|s| Some(s.host.as_str())).collect())
+            .unwrap_or_else(|| "multiple".to_string()),
         pid: if pids.len() == 1 {
             summaries.first().map(|s| s.pid).unwrap_or(-1)
         } else {
@@ -606,13 +780,23 @@ fn merged_summary(summaries: &[&SessionSummary], session_id: &str, source: &str)
         job_id: common(summaries.iter().map(|s| s.job_id.as_deref()).collect()),
         rank: summaries.iter().map(|s| s.rank).min().unwrap_or(0),
         local_rank: summaries.iter().map(|s| s.local_rank).min().unwrap_or(0),
-        world_size: summaries.iter().map(|s| s.world_size).max().unwrap_or(1).max(1),
+        world_size: summaries
+            .iter()
+            .map(|s| s.world_size)
+            .max()
+            .unwrap_or(1)
+            .max(1),
         source: source.to_string(),
     }
 }
 
 /// `_merge_loaded_session_group`: one session from several, under a new id.
-fn merge_group(group: &[&Session], session_id: &str, source: &str, strings: &mut Strings) -> Session {
+fn merge_group(
+    group: &[&Session],
+    session_id: &str,
+    source: &str,
+    strings: &mut Strings,
+) -> Session {
     let id = strings.intern(session_id);
     let events: Vec<Event> = group
         .iter()
@@ -625,7 +809,10 @@ fn merge_group(group: &[&Session], session_id: &str, source: &str, strings: &mut
         .collect();
     let mut events = dedupe(events, strings);
     events.sort_by_key(|e| e.timestamp_ns);
-    let mut sources: Vec<String> = group.iter().flat_map(|s| s.sources.iter().cloned()).collect();
+    let mut sources: Vec<String> = group
+        .iter()
+        .flat_map(|s| s.sources.iter().cloned())
+        .collect();
     sources.sort();
     sources.dedup();
     let summaries: Vec<&SessionSummary> = group.iter().map(|s| &s.summary).collect();
@@ -638,7 +825,12 @@ fn merge_group(group: &[&Session], session_id: &str, source: &str, strings: &mut
 }
 
 impl Loader<'_> {
-    fn load_distributed(&mut self, inputs: &[String], options: &LoadOptions, errors: &mut Vec<LoadError>) -> (Vec<Session>, Option<usize>) {
+    fn load_distributed(
+        &mut self,
+        inputs: &[String],
+        options: &LoadOptions,
+        errors: &mut Vec<LoadError>,
+    ) -> (Vec<Session>, Option<usize>) {
         // Accumulated sessions by id, in first-seen order.
         let mut accumulated: Vec<Session> = Vec::new();
         let mut legacy_flat: Vec<Session> = Vec::new();
@@ -667,14 +859,22 @@ impl Loader<'_> {
             accumulate(&mut accumulated, sessions);
         }
         if !legacy_flat.is_empty() {
-            let mut sources: Vec<String> = legacy_flat.iter().flat_map(|s| s.sources.iter().cloned()).collect();
+            let mut sources: Vec<String> = legacy_flat
+                .iter()
+                .flat_map(|s| s.sources.iter().cloned())
+                .collect();
             sources.sort();
             sources.dedup();
             let mut parts: Vec<&str> = vec!["distributed.legacy"];
             parts.extend(sources.iter().map(String::as_str));
             let id = stable_legacy_session_id(&parts);
             let refs: Vec<&Session> = legacy_flat.iter().collect();
-            let mut merged = merge_group(&refs, &id, "stormlog.diagnostics.legacy", &mut self.ctx.strings);
+            let mut merged = merge_group(
+                &refs,
+                &id,
+                "stormlog.diagnostics.legacy",
+                &mut self.ctx.strings,
+            );
             merged.synthetic = false;
             accumulate(&mut accumulated, vec![merged]);
         }
@@ -698,7 +898,10 @@ impl Loader<'_> {
         for (i, s) in sessions.iter().enumerate() {
             let sum = &s.summary;
             let Some(job_id) = &sum.job_id else { continue };
-            if !single_session_ids.contains(&sum.session_id) || sum.world_size <= 1 || s.events.is_empty() {
+            if !single_session_ids.contains(&sum.session_id)
+                || sum.world_size <= 1
+                || s.events.is_empty()
+            {
                 continue;
             }
             let key = (job_id.clone(), sum.world_size);
@@ -716,16 +919,27 @@ impl Loader<'_> {
             if ranks.len() != members.len() {
                 continue;
             }
-            let mut ids: Vec<&str> = members.iter().map(|&i| sessions[i].summary.session_id.as_str()).collect();
+            let mut ids: Vec<&str> = members
+                .iter()
+                .map(|&i| sessions[i].summary.session_id.as_str())
+                .collect();
             ids.sort();
             let ws = world_size.to_string();
             let mut parts: Vec<&str> = vec!["distributed.rank_group", job_id, &ws];
             parts.extend(ids);
             let id = stable_legacy_session_id(&parts);
             let refs: Vec<&Session> = members.iter().map(|&i| &sessions[i]).collect();
-            synthetic.push(merge_group(&refs, &id, "stormlog.diagnostics.distributed", &mut self.ctx.strings));
+            synthetic.push(merge_group(
+                &refs,
+                &id,
+                "stormlog.diagnostics.distributed",
+                &mut self.ctx.strings,
+            ));
         }
-        let synthetic_ids: HashSet<String> = synthetic.iter().map(|s| s.summary.session_id.clone()).collect();
+        let synthetic_ids: HashSet<String> = synthetic
+            .iter()
+            .map(|s| s.summary.session_id.clone())
+            .collect();
         if !synthetic.is_empty() {
             sessions.extend(synthetic);
             sort_by_selection(&mut sessions, |s| &s.summary);
@@ -738,7 +952,9 @@ impl Loader<'_> {
                     None
                 }
             },
-            None if !synthetic_ids.is_empty() => select_default(&sessions, |s| synthetic_ids.contains(&s.summary.session_id)),
+            None if !synthetic_ids.is_empty() => {
+                select_default(&sessions, |s| synthetic_ids.contains(&s.summary.session_id))
+            }
             None => select_default(&sessions, |_| true),
         };
         (sessions, selected)
@@ -748,7 +964,10 @@ impl Loader<'_> {
 /// `_accumulate_loaded_sessions`: same-id sessions merge (the better summary wins).
 fn accumulate(accumulated: &mut Vec<Session>, sessions: Vec<Session>) {
     for s in sessions {
-        match accumulated.iter_mut().find(|a| a.summary.session_id == s.summary.session_id) {
+        match accumulated
+            .iter_mut()
+            .find(|a| a.summary.session_id == s.summary.session_id)
+        {
             Some(a) => {
                 if s.summary.selection_key() < a.summary.selection_key() {
                     a.summary = s.summary;

@@ -84,7 +84,16 @@ mod tests {
         ] {
             assert!(hit(yes.as_bytes()), "{yes}");
         }
-        for no in ["", "sample", "all reduce", "gather", "reduce", "ncc l", "cuda", "barrie"] {
+        for no in [
+            "",
+            "sample",
+            "all reduce",
+            "gather",
+            "reduce",
+            "ncc l",
+            "cuda",
+            "barrie",
+        ] {
             assert!(!hit(no.as_bytes()), "{no}");
         }
     }

@@ -6,6 +6,7 @@ pub mod event;
 pub mod fs;
 pub mod load;
 pub mod marker;
+pub mod parallel;
 pub mod parse;
 pub mod reader;
 pub mod record;

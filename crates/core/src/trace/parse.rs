@@ -44,10 +44,18 @@ pub struct SessionGrouper {
 
 impl SessionGrouper {
     pub fn push(&mut self, event: Event, extras: RecordExtras) {
-        let idx = if self.sessions.get(self.last).is_some_and(|s| s.session == event.session) {
+        let idx = if self
+            .sessions
+            .get(self.last)
+            .is_some_and(|s| s.session == event.session)
+        {
             self.last
         } else {
-            match self.sessions.iter().position(|s| s.session == event.session) {
+            match self
+                .sessions
+                .iter()
+                .position(|s| s.session == event.session)
+            {
                 Some(i) => i,
                 None => {
                     self.sessions.push(SessionEvents {
@@ -62,13 +70,42 @@ impl SessionGrouper {
         };
         self.last = idx;
         let s = &mut self.sessions[idx];
-        if s.first.as_ref().is_none_or(|(f, _)| event.timestamp_ns < f.timestamp_ns) {
+        if s.first
+            .as_ref()
+            .is_none_or(|(f, _)| event.timestamp_ns < f.timestamp_ns)
+        {
             s.first = Some((event, extras));
         }
         if event.is_stop() && s.last_stop_ns.is_none_or(|t| event.timestamp_ns >= t) {
             s.last_stop_ns = Some(event.timestamp_ns);
         }
         s.events.push(event);
+    }
+}
+
+impl SessionGrouper {
+    /// Appends all of `other`'s events after this grouper's (as if pushed in order).
+    pub fn append(&mut self, other: SessionGrouper) {
+        for s in other.sessions {
+            match self.sessions.iter_mut().find(|t| t.session == s.session) {
+                Some(t) => {
+                    let earlier = match (&t.first, &s.first) {
+                        (Some((a, _)), Some((b, _))) => b.timestamp_ns < a.timestamp_ns,
+                        (None, Some(_)) => true,
+                        _ => false,
+                    };
+                    if earlier {
+                        t.first = s.first;
+                    }
+                    t.last_stop_ns = match (t.last_stop_ns, s.last_stop_ns) {
+                        (Some(a), Some(b)) => Some(a.max(b)),
+                        (a, b) => a.or(b),
+                    };
+                    t.events.extend(s.events);
+                }
+                None => self.sessions.push(s),
+            }
+        }
     }
 }
 
@@ -80,7 +117,12 @@ pub struct ParsedFile {
     pub summaries: Option<Vec<SessionSummary>>,
 }
 
-fn record_error(input: &Input<'_>, err: RecordError, record: Option<u64>, line: Option<u64>) -> LoadError {
+fn record_error(
+    input: &Input<'_>,
+    err: RecordError,
+    record: Option<u64>,
+    line: Option<u64>,
+) -> LoadError {
     let mut e = LoadError::new(LoadErrorKind::Record, input.name(), err.message);
     e.field = err.field;
     e.record = record;
@@ -218,13 +260,23 @@ fn looks_like_record(tape: &Tape, root: usize) -> bool {
     tape.entries(root).any(|(k, _)| {
         matches!(
             tape.bytes(tape.nodes[k]),
-            b"schema_version" | b"event_type" | b"type" | b"memory_allocated" | b"memory_mb" | b"timestamp" | b"timestamp_ns"
+            b"schema_version"
+                | b"event_type"
+                | b"type"
+                | b"memory_allocated"
+                | b"memory_mb"
+                | b"timestamp"
+                | b"timestamp_ns"
         )
     })
 }
 
 /// Parses a JSON document (or sniffed JSONL) from `input`.
-pub fn parse_json(input: &mut Input<'_>, ctx: &mut LoadCtx, default_session_id: &str) -> Result<ParsedFile, LoadError> {
+pub fn parse_json(
+    input: &mut Input<'_>,
+    ctx: &mut LoadCtx,
+    default_session_id: &str,
+) -> Result<ParsedFile, LoadError> {
     let result = parse_json_inner(input, ctx, default_session_id);
     finish(input, result)
 }
@@ -241,10 +293,17 @@ fn finish<T>(input: &mut Input<'_>, result: Result<T, LoadError>) -> Result<T, L
     result
 }
 
-fn parse_json_inner(input: &mut Input<'_>, ctx: &mut LoadCtx, default_session_id: &str) -> Result<ParsedFile, LoadError> {
+fn parse_json_inner(
+    input: &mut Input<'_>,
+    ctx: &mut LoadCtx,
+    default_session_id: &str,
+) -> Result<ParsedFile, LoadError> {
     input.fill()?;
     if input.data().starts_with(b"\xEF\xBB\xBF") {
-        return Err(input.syntax_error(input.offset(), "Unexpected UTF-8 BOM (decode using utf-8-sig)"));
+        return Err(input.syntax_error(
+            input.offset(),
+            "Unexpected UTF-8 BOM (decode using utf-8-sig)",
+        ));
     }
     let Some(first) = peek_non_ws(input)? else {
         return Err(syntax_here(input, "Expecting value"));
@@ -337,11 +396,15 @@ fn sniff_jsonl(input: &mut Input<'_>) -> Result<bool, LoadError> {
 
 /// The candidates for the events list: the last value of each key wins.
 enum Candidate {
-    List(ListOutcome),
+    List(Box<ListOutcome>),
     NotAList,
 }
 
-fn parse_object_document(input: &mut Input<'_>, ctx: &mut LoadCtx, default_session_id: &str) -> Result<ParsedFile, LoadError> {
+fn parse_object_document(
+    input: &mut Input<'_>,
+    ctx: &mut LoadCtx,
+    default_session_id: &str,
+) -> Result<ParsedFile, LoadError> {
     const NAME: &str = "Expecting property name enclosed in double quotes";
     input.consume(1); // '{'
     let mut top = std::mem::take(&mut ctx.top);
@@ -376,7 +439,8 @@ fn parse_object_document(input: &mut Input<'_>, ctx: &mut LoadCtx, default_sessi
         };
         match (slot, next) {
             (Some(slot), Some(b'[')) => {
-                *slot = Some(Candidate::List(stream_records(input, ctx, default_session_id, tracked)?));
+                let list = stream_records(input, ctx, default_session_id, tracked)?;
+                *slot = Some(Candidate::List(Box::new(list)));
             }
             (slot, _) => {
                 let n = parse_value(input, &mut ctx.tape)?;
@@ -404,7 +468,14 @@ fn parse_object_document(input: &mut Input<'_>, ctx: &mut LoadCtx, default_sessi
     }
     top.end_container(root);
     expect_end(input)?;
-    let result = choose_records(input, ctx, &top, events, telemetry_events, default_session_id);
+    let result = choose_records(
+        input,
+        ctx,
+        &top,
+        events,
+        telemetry_events,
+        default_session_id,
+    );
     ctx.top = top;
     result
 }
@@ -418,7 +489,7 @@ fn choose_records(
     default_session_id: &str,
 ) -> Result<ParsedFile, LoadError> {
     if let Some(Candidate::List(list)) = events {
-        let list = take_list(list)?;
+        let list = take_list(*list)?;
         return Ok(ParsedFile {
             grouper: list.grouper,
             summaries: None,
@@ -452,7 +523,7 @@ fn choose_records(
             }
             _ => None,
         };
-        let list = take_list(list)?;
+        let list = take_list(*list)?;
         return Ok(ParsedFile {
             grouper: list.grouper,
             summaries,
@@ -574,7 +645,9 @@ fn parse_jsonl_inner(
             return Err(e); // the malformed line was not the last one
         }
         let line = &input.data()[..end];
-        let blank = std::str::from_utf8(line).map(|s| py_strip(s).is_empty()).unwrap_or(false);
+        let blank = std::str::from_utf8(line)
+            .map(|s| py_strip(s).is_empty())
+            .unwrap_or(false);
         if !blank {
             match ctx.tape.parse_value(line, 0, true) {
                 Ok(n) if skip_ws(line, n) == line.len() => {
@@ -582,7 +655,10 @@ fn parse_jsonl_inner(
                         let mut e = LoadError::new(
                             LoadErrorKind::Shape,
                             input.name(),
-                            format!("Telemetry record in {} at line {line_no} must be an object", input.name()),
+                            format!(
+                                "Telemetry record in {} at line {line_no} must be an object",
+                                input.name()
+                            ),
                         );
                         e.line = Some(line_no);
                         return Err(e);
@@ -617,7 +693,7 @@ fn parse_jsonl_inner(
                         ),
                     );
                     e.line = Some(line_no);
-                    e.column = Some(column);
+                    e.column = Some(u32::try_from(column).unwrap_or(u32::MAX));
                     if line.ends_with(b"\n") {
                         return Err(e);
                     }

@@ -101,7 +101,11 @@ fn count_chars(bytes: &[u8]) -> u64 {
 
 impl<'a> Input<'a> {
     /// Wraps `source`. Gzip is detected from the first two bytes.
-    pub fn new(name: &str, source: Box<dyn Read + 'a>, progress: Option<ProgressFn<'a>>) -> Result<Input<'a>, LoadError> {
+    pub fn new(
+        name: &str,
+        source: Box<dyn Read + 'a>,
+        progress: Option<ProgressFn<'a>>,
+    ) -> Result<Input<'a>, LoadError> {
         let raw_count = Rc::new(Cell::new(0));
         let mut counted = Counting {
             inner: source,
@@ -114,7 +118,13 @@ impl<'a> Input<'a> {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(LoadError::new(LoadErrorKind::Io, name, format!("cannot read: {e}"))),
+                Err(e) => {
+                    return Err(LoadError::new(
+                        LoadErrorKind::Io,
+                        name,
+                        format!("cannot read: {e}"),
+                    ))
+                }
             }
         }
         let head_reader = io::Cursor::new(head[..got].to_vec());
@@ -185,7 +195,9 @@ impl<'a> Input<'a> {
                     Ok(n) => break n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => {
-                        let kind = if e.kind() == io::ErrorKind::InvalidInput || e.kind() == io::ErrorKind::InvalidData {
+                        let kind = if e.kind() == io::ErrorKind::InvalidInput
+                            || e.kind() == io::ErrorKind::InvalidData
+                        {
                             LoadErrorKind::Gzip
                         } else {
                             LoadErrorKind::Io
@@ -220,7 +232,8 @@ impl<'a> Input<'a> {
                     if e.error_len().is_some() {
                         let offset = self.base_offset + valid_end as u64;
                         let byte = self.buf[valid_end];
-                        self.utf8_error = Some(self.utf8_error_at(offset, &format!("invalid byte 0x{byte:02x}")));
+                        self.utf8_error =
+                            Some(self.utf8_error_at(offset, &format!("invalid byte 0x{byte:02x}")));
                         self.end = valid_end;
                         self.eof = true;
                         return Ok(true);
@@ -287,7 +300,9 @@ impl<'a> Input<'a> {
         if offset < self.base_offset {
             return None;
         }
-        let rel = usize::try_from(offset - self.base_offset).ok()?.min(self.raw_end);
+        let rel = usize::try_from(offset - self.base_offset)
+            .ok()?
+            .min(self.raw_end);
         let held = &self.buf[..rel];
         let mut lines = self.base_lines;
         let mut col = self.base_col_chars;
@@ -316,7 +331,7 @@ impl<'a> Input<'a> {
         if let Some((line, column, chars)) = self.position(offset) {
             err.message = format!("{message}: line {line} column {column} (char {chars})");
             err.line = Some(line);
-            err.column = Some(column);
+            err.column = Some(u32::try_from(column).unwrap_or(u32::MAX));
         }
         err
     }
@@ -332,11 +347,24 @@ mod tests {
             let text = std::str::from_utf8(b).unwrap_or_default();
             let lines = text.matches('\n').count() as u64;
             let chars = text.chars().count() as u64;
-            let after = text.rfind('\n').map(|i| text[i + 1..].chars().count() as u64);
+            let after = text
+                .rfind('\n')
+                .map(|i| text[i + 1..].chars().count() as u64);
             (lines, chars, after)
         };
-        for text in ["", "abc", "a\nb", "héllo\nwörld\n", "0123456789\n0123456789é\nxyz", "\n\n\n\n\n\n\n\n\n"] {
-            assert_eq!(line_stats(text.as_bytes()), naive(text.as_bytes()), "{text:?}");
+        for text in [
+            "",
+            "abc",
+            "a\nb",
+            "héllo\nwörld\n",
+            "0123456789\n0123456789é\nxyz",
+            "\n\n\n\n\n\n\n\n\n",
+        ] {
+            assert_eq!(
+                line_stats(text.as_bytes()),
+                naive(text.as_bytes()),
+                "{text:?}"
+            );
         }
         let long = "ab\u{e9}c\nde\u{1F600}\n".repeat(37);
         assert_eq!(line_stats(long.as_bytes()), naive(long.as_bytes()));

@@ -285,7 +285,11 @@ impl<'t> Slots<'t> {
                 None => others.push(k),
             }
         }
-        Slots { tape, values, others }
+        Slots {
+            tape,
+            values,
+            others,
+        }
     }
 
     fn has(&self, k: K) -> bool {
@@ -341,7 +345,12 @@ fn coerce_optional_int(tape: &Tape, node: Option<Node>, field: &str) -> Result<O
 }
 
 /// `_coerce_string(value, field, allow_none=...)`: returns the string node or `None`.
-fn coerce_string(tape: &Tape, node: Option<Node>, field: &str, allow_none: bool) -> Result<Option<Node>> {
+fn coerce_string(
+    tape: &Tape,
+    node: Option<Node>,
+    field: &str,
+    allow_none: bool,
+) -> Result<Option<Node>> {
     match node {
         None | Some(Node::Null) => {
             if allow_none {
@@ -368,7 +377,11 @@ fn coerce_required_string(tape: &Tape, node: Option<Node>, field: &str) -> Resul
 }
 
 /// `_coerce_optional_non_empty_string`.
-fn coerce_optional_non_empty_string(tape: &Tape, node: Option<Node>, field: &str) -> Result<Option<Node>> {
+fn coerce_optional_non_empty_string(
+    tape: &Tape,
+    node: Option<Node>,
+    field: &str,
+) -> Result<Option<Node>> {
     match node {
         None | Some(Node::Null) => Ok(None),
         other => coerce_required_string(tape, other, field).map(Some),
@@ -490,8 +503,16 @@ fn validate_v4_values(d: &Draft) -> Result<()> {
     if py_strip(&d.host).is_empty() {
         return fail("host", "host must be a non-empty string");
     }
-    range(d.allocated, "allocator_allocated_bytes", "allocator_allocated_bytes must be >= 0")?;
-    range(d.reserved, "allocator_reserved_bytes", "allocator_reserved_bytes must be >= 0")?;
+    range(
+        d.allocated,
+        "allocator_allocated_bytes",
+        "allocator_allocated_bytes must be >= 0",
+    )?;
+    range(
+        d.reserved,
+        "allocator_reserved_bytes",
+        "allocator_reserved_bytes must be >= 0",
+    )?;
     range(
         d.active,
         "allocator_active_bytes",
@@ -506,16 +527,34 @@ fn validate_v4_values(d: &Draft) -> Result<()> {
 }
 
 /// `_validate_device_counters` after coercion: ranges, then used/free against total.
-fn validate_device_counters(used: Option<i128>, free: Option<i128>, total: Option<i128>) -> Result<()> {
+fn validate_device_counters(
+    used: Option<i128>,
+    free: Option<i128>,
+    total: Option<i128>,
+) -> Result<()> {
     range(used, "device_used_bytes", "device_used_bytes must be >= 0")?;
-    range(free, "device_free_bytes", "device_free_bytes must be >= 0 when provided")?;
-    range(total, "device_total_bytes", "device_total_bytes must be >= 0 when provided")?;
+    range(
+        free,
+        "device_free_bytes",
+        "device_free_bytes must be >= 0 when provided",
+    )?;
+    range(
+        total,
+        "device_total_bytes",
+        "device_total_bytes must be >= 0 when provided",
+    )?;
     if let Some(total) = total {
         if matches!(used, Some(used) if used > total) {
-            return fail("device_used_bytes", "device_used_bytes cannot exceed device_total_bytes");
+            return fail(
+                "device_used_bytes",
+                "device_used_bytes cannot exceed device_total_bytes",
+            );
         }
         if matches!(free, Some(free) if free > total) {
-            return fail("device_free_bytes", "device_free_bytes cannot exceed device_total_bytes");
+            return fail(
+                "device_free_bytes",
+                "device_free_bytes cannot exceed device_total_bytes",
+            );
         }
     }
     Ok(())
@@ -551,17 +590,26 @@ fn validate_capabilities(tape: &Tape, caps: usize, d: &Draft) -> Result<()> {
         .filter(|name| lookup(name).is_none())
         .collect();
     if !missing.is_empty() {
-        return fail(FIELD, format!("Missing memory capability fields: {}", missing.join(", ")));
+        return fail(
+            FIELD,
+            format!("Missing memory capability fields: {}", missing.join(", ")),
+        );
     }
     let mut unknown: Vec<String> = tape
         .entries(caps)
         .map(|(k, _)| tape.text_of(tape.nodes[k]).into_owned())
-        .filter(|name| !CAPABILITY_STRINGS.contains(&name.as_str()) && !CAPABILITY_BOOLS.contains(&name.as_str()))
+        .filter(|name| {
+            !CAPABILITY_STRINGS.contains(&name.as_str())
+                && !CAPABILITY_BOOLS.contains(&name.as_str())
+        })
         .collect();
     unknown.sort();
     unknown.dedup();
     if !unknown.is_empty() {
-        return fail(FIELD, format!("Unknown memory capability fields: {}", unknown.join(", ")));
+        return fail(
+            FIELD,
+            format!("Unknown memory capability fields: {}", unknown.join(", ")),
+        );
     }
     for name in CAPABILITY_STRINGS {
         let field = format!("{FIELD}.{name}");
@@ -590,7 +638,10 @@ fn validate_capabilities(tape: &Tape, caps: usize, d: &Draft) -> Result<()> {
         if value.is_some() && !supports[cap] {
             return fail(
                 counter,
-                format!("{counter} must be null when {FIELD}.{} is false", CAPABILITY_BOOLS[cap]),
+                format!(
+                    "{counter} must be null when {FIELD}.{} is false",
+                    CAPABILITY_BOOLS[cap]
+                ),
             );
         }
     }
@@ -617,7 +668,11 @@ fn subtree_has_token(tape: &Tape, idx: usize) -> bool {
 /// contributes `telemetry_collector` = the collector and `sampling_source` =
 /// `str(metadata.get("sampling_source", "legacy"))` to the strings scanned for
 /// markers. A non-string `sampling_source` is scanned as Python's `repr` of it.
-fn inferred_capabilities_have_token(tape: &Tape, collector: &str, sampling_source: Option<usize>) -> bool {
+fn inferred_capabilities_have_token(
+    tape: &Tape,
+    collector: &str,
+    sampling_source: Option<usize>,
+) -> bool {
     if contains_collective_token(collector.as_bytes()) {
         return true;
     }
@@ -647,7 +702,9 @@ fn py_repr(tape: &Tape, idx: usize, out: &mut Vec<u8>) {
         } else {
             b"0.0".as_slice()
         }),
-        n @ (Node::Str { .. } | Node::Key { .. }) => out.extend_from_slice(py_repr_str(&tape.text_of(n)).as_bytes()),
+        n @ (Node::Str { .. } | Node::Key { .. }) => {
+            out.extend_from_slice(py_repr_str(&tape.text_of(n)).as_bytes())
+        }
         Node::Array { .. } => {
             out.push(b'[');
             for (i, e) in tape.elements(idx).enumerate() {
@@ -676,7 +733,11 @@ fn py_repr(tape: &Tape, idx: usize, out: &mut Vec<u8>) {
 // ── Conversion ──────────────────────────────────────────────────────────────
 
 /// Converts the record object at `root` of `tape` into an event.
-pub fn convert_record(tape: &Tape, root: usize, sink: &mut RecordSink<'_>) -> Result<(Event, RecordExtras)> {
+pub fn convert_record(
+    tape: &Tape,
+    root: usize,
+    sink: &mut RecordSink<'_>,
+) -> Result<(Event, RecordExtras)> {
     let slots = Slots::new(tape, root);
     if slots.has(K::SchemaVersion) {
         convert_schema_record(&slots, sink)
@@ -697,7 +758,10 @@ struct Converted<'t> {
     tape: &'t Tape,
 }
 
-fn convert_schema_record(slots: &Slots<'_>, sink: &mut RecordSink<'_>) -> Result<(Event, RecordExtras)> {
+fn convert_schema_record(
+    slots: &Slots<'_>,
+    sink: &mut RecordSink<'_>,
+) -> Result<(Event, RecordExtras)> {
     let tape = slots.tape;
     let schema_version = coerce_int(tape, slots.get(K::SchemaVersion), "schema_version")?;
     if !(2..=4).contains(&schema_version) {
@@ -720,7 +784,12 @@ fn convert_schema_record(slots: &Slots<'_>, sink: &mut RecordSink<'_>) -> Result
         slots.get(K::LocalRank),
         slots.get(K::WorldSize),
     )?;
-    let session_id = resolve_session_id(tape, slots.get(K::SessionId), metadata, sink.default_session_id);
+    let session_id = resolve_session_id(
+        tape,
+        slots.get(K::SessionId),
+        metadata,
+        sink.default_session_id,
+    );
     // stormlog then reads record["metadata"] directly: a KeyError when it is absent.
     let Some(metadata) = metadata else {
         return fail("metadata", "Missing required telemetry fields: metadata");
@@ -734,7 +803,10 @@ fn convert_schema_record(slots: &Slots<'_>, sink: &mut RecordSink<'_>) -> Result
         .collect();
     if !missing.is_empty() {
         let field = missing[0];
-        return fail(field, format!("Missing required telemetry fields: {}", missing.join(", ")));
+        return fail(
+            field,
+            format!("Missing required telemetry fields: {}", missing.join(", ")),
+        );
     }
     let mut unknown: Vec<String> = slots
         .others
@@ -766,7 +838,10 @@ fn convert_schema_record(slots: &Slots<'_>, sink: &mut RecordSink<'_>) -> Result
         unknown.sort();
         unknown.dedup();
         let field = unknown[0].clone();
-        return fail(&field, format!("Unknown telemetry fields: {}", unknown.join(", ")));
+        return fail(
+            &field,
+            format!("Unknown telemetry fields: {}", unknown.join(", ")),
+        );
     }
 
     // _validate_telemetry_process
@@ -776,7 +851,11 @@ fn convert_schema_record(slots: &Slots<'_>, sink: &mut RecordSink<'_>) -> Result
     }
     let event_type = coerce_required_string(tape, slots.get(K::EventType), "event_type")?;
     let collector = coerce_required_string(tape, slots.get(K::Collector), "collector")?;
-    let sampling_interval_ms = coerce_int(tape, slots.get(K::SamplingIntervalMs), "sampling_interval_ms")?;
+    let sampling_interval_ms = coerce_int(
+        tape,
+        slots.get(K::SamplingIntervalMs),
+        "sampling_interval_ms",
+    )?;
     if sampling_interval_ms < 0 {
         return fail("sampling_interval_ms", "sampling_interval_ms must be >= 0");
     }
@@ -798,11 +877,27 @@ fn convert_schema_record(slots: &Slots<'_>, sink: &mut RecordSink<'_>) -> Result
     };
     let allocated = core(K::AllocatorAllocated)?;
     let reserved = core(K::AllocatorReserved)?;
-    let active = coerce_optional_int(tape, slots.get(K::AllocatorActive), "allocator_active_bytes")?;
-    let inactive = coerce_optional_int(tape, slots.get(K::AllocatorInactive), "allocator_inactive_bytes")?;
+    let active = coerce_optional_int(
+        tape,
+        slots.get(K::AllocatorActive),
+        "allocator_active_bytes",
+    )?;
+    let inactive = coerce_optional_int(
+        tape,
+        slots.get(K::AllocatorInactive),
+        "allocator_inactive_bytes",
+    )?;
     let change = core(K::AllocatorChange)?;
-    range(allocated, "allocator_allocated_bytes", "allocator_allocated_bytes must be >= 0")?;
-    range(reserved, "allocator_reserved_bytes", "allocator_reserved_bytes must be >= 0")?;
+    range(
+        allocated,
+        "allocator_allocated_bytes",
+        "allocator_allocated_bytes must be >= 0",
+    )?;
+    range(
+        reserved,
+        "allocator_reserved_bytes",
+        "allocator_reserved_bytes must be >= 0",
+    )?;
     range(
         active,
         "allocator_active_bytes",
@@ -851,7 +946,12 @@ fn convert_schema_record(slots: &Slots<'_>, sink: &mut RecordSink<'_>) -> Result
 }
 
 /// `_resolve_session_id`: the record's id, else the metadata's, else the default.
-fn resolve_session_id<'x>(tape: &'x Tape, record_id: Option<Node>, metadata: Option<usize>, default: &'x str) -> Cow<'x, str> {
+fn resolve_session_id<'x>(
+    tape: &'x Tape,
+    record_id: Option<Node>,
+    metadata: Option<usize>,
+    default: &'x str,
+) -> Cow<'x, str> {
     let mut raw = record_id.filter(|n| *n != Node::Null);
     if raw.is_none() {
         if let Some(m) = metadata {
@@ -892,7 +992,10 @@ fn float_scaled_to_int(tape: &Tape, node: Node, scale: f64, field: &str) -> Resu
 }
 
 fn is_number(node: Option<Node>) -> bool {
-    matches!(node, Some(Node::Int(_) | Node::Float(_) | Node::BigInt { .. }))
+    matches!(
+        node,
+        Some(Node::Int(_) | Node::Float(_) | Node::BigInt { .. })
+    )
 }
 
 /// A key of legacy metadata: `record["metadata"]` (an object or absent/null)
@@ -907,10 +1010,15 @@ fn legacy_metadata_lookup(
     if let Some((_, v)) = extra.iter().rev().find(|(k, _)| k == key) {
         return Some(tape.nodes[*v]);
     }
-    metadata.and_then(|m| tape.get(m, key.as_bytes())).map(|i| tape.nodes[i])
+    metadata
+        .and_then(|m| tape.get(m, key.as_bytes()))
+        .map(|i| tape.nodes[i])
 }
 
-fn convert_legacy_record(slots: &Slots<'_>, sink: &mut RecordSink<'_>) -> Result<(Event, RecordExtras)> {
+fn convert_legacy_record(
+    slots: &Slots<'_>,
+    sink: &mut RecordSink<'_>,
+) -> Result<(Event, RecordExtras)> {
     let tape = slots.tape;
     // _extract_metadata
     let metadata = match slots.values[K::Metadata as usize] {
@@ -935,7 +1043,9 @@ fn convert_legacy_record(slots: &Slots<'_>, sink: &mut RecordSink<'_>) -> Result
         coerce_int(tape, slots.get(K::TimestampNs), "timestamp_ns")?
     } else {
         match slots.get(K::Timestamp) {
-            Some(n) if is_number(Some(n)) => float_scaled_to_int(tape, n, 1_000_000_000.0, "timestamp")?,
+            Some(n) if is_number(Some(n)) => {
+                float_scaled_to_int(tape, n, 1_000_000_000.0, "timestamp")?
+            }
             _ => return fail("timestamp", "Legacy record is missing a valid timestamp"),
         }
     };
@@ -947,7 +1057,11 @@ fn convert_legacy_record(slots: &Slots<'_>, sink: &mut RecordSink<'_>) -> Result
     };
     // counters
     let allocated = if slots.has(K::AllocatorAllocated) {
-        coerce_int(tape, slots.get(K::AllocatorAllocated), "allocator_allocated_bytes")?
+        coerce_int(
+            tape,
+            slots.get(K::AllocatorAllocated),
+            "allocator_allocated_bytes",
+        )?
     } else if slots.has(K::MemoryAllocated) {
         coerce_int(tape, slots.get(K::MemoryAllocated), "memory_allocated")?
     } else if let Some(mb) = slots.get(K::MemoryMb).filter(|n| is_number(Some(*n))) {
@@ -958,21 +1072,37 @@ fn convert_legacy_record(slots: &Slots<'_>, sink: &mut RecordSink<'_>) -> Result
         0
     };
     let reserved = if slots.has(K::AllocatorReserved) {
-        coerce_int(tape, slots.get(K::AllocatorReserved), "allocator_reserved_bytes")?
+        coerce_int(
+            tape,
+            slots.get(K::AllocatorReserved),
+            "allocator_reserved_bytes",
+        )?
     } else if slots.has(K::MemoryReserved) {
         coerce_int(tape, slots.get(K::MemoryReserved), "memory_reserved")?
     } else {
         allocated
     };
     let change = if slots.has(K::AllocatorChange) {
-        coerce_int(tape, slots.get(K::AllocatorChange), "allocator_change_bytes")?
+        coerce_int(
+            tape,
+            slots.get(K::AllocatorChange),
+            "allocator_change_bytes",
+        )?
     } else if slots.has(K::MemoryChange) {
         coerce_int(tape, slots.get(K::MemoryChange), "memory_change")?
     } else {
         0
     };
-    let active = coerce_optional_int(tape, slots.get_non_null(K::AllocatorActive), "allocator_active_bytes")?;
-    let inactive = coerce_optional_int(tape, slots.get_non_null(K::AllocatorInactive), "allocator_inactive_bytes")?;
+    let active = coerce_optional_int(
+        tape,
+        slots.get_non_null(K::AllocatorActive),
+        "allocator_active_bytes",
+    )?;
+    let inactive = coerce_optional_int(
+        tape,
+        slots.get_non_null(K::AllocatorInactive),
+        "allocator_inactive_bytes",
+    )?;
     let used = if slots.has(K::DeviceUsed) {
         coerce_int(tape, slots.get(K::DeviceUsed), "device_used_bytes")?
     } else {
@@ -1002,14 +1132,26 @@ fn convert_legacy_record(slots: &Slots<'_>, sink: &mut RecordSink<'_>) -> Result
     };
     // event_type = record.get("event_type", record.get("type", "sample"))
     let event_type = if slots.has(K::EventType) {
-        tape.text_of(coerce_required_string(tape, slots.get(K::EventType), "event_type")?)
+        tape.text_of(coerce_required_string(
+            tape,
+            slots.get(K::EventType),
+            "event_type",
+        )?)
     } else if slots.has(K::Type) {
-        tape.text_of(coerce_required_string(tape, slots.get(K::Type), "event_type")?)
+        tape.text_of(coerce_required_string(
+            tape,
+            slots.get(K::Type),
+            "event_type",
+        )?)
     } else {
         Cow::Borrowed("sample")
     };
     let sampling_interval_ms = match slots.values[K::SamplingIntervalMs as usize] {
-        Some(_) => coerce_int(tape, slots.get(K::SamplingIntervalMs), "sampling_interval_ms")?,
+        Some(_) => coerce_int(
+            tape,
+            slots.get(K::SamplingIntervalMs),
+            "sampling_interval_ms",
+        )?,
         None => 0,
     };
     // _legacy_pid / _legacy_host
@@ -1032,11 +1174,17 @@ fn convert_legacy_record(slots: &Slots<'_>, sink: &mut RecordSink<'_>) -> Result
         tape,
         slots.get_non_null(K::JobId).or_else(|| meta("job_id")),
         slots.get_non_null(K::Rank).or_else(|| meta("rank")),
-        slots.get_non_null(K::LocalRank).or_else(|| meta("local_rank")),
-        slots.get_non_null(K::WorldSize).or_else(|| meta("world_size")),
+        slots
+            .get_non_null(K::LocalRank)
+            .or_else(|| meta("local_rank")),
+        slots
+            .get_non_null(K::WorldSize)
+            .or_else(|| meta("world_size")),
     )?;
     // Session id: the record's, else the metadata's (before stripping it).
-    let record_session = slots.get_non_null(K::SessionId).or_else(|| meta("session_id"));
+    let record_session = slots
+        .get_non_null(K::SessionId)
+        .or_else(|| meta("session_id"));
     let session_id = match record_session {
         Some(n @ Node::Str { .. }) if !py_strip(&tape.text_of(n)).is_empty() => tape.text_of(n),
         _ => Cow::Borrowed(sink.default_session_id),
@@ -1178,7 +1326,8 @@ fn scan_metadata(c: &Converted<'_>) -> MetaView {
     let mut view = MetaView::default();
     let later_duplicate = |m: usize, k: usize| {
         let key = tape.bytes(tape.nodes[k]);
-        tape.entries(m).any(|(k2, _)| k2 > k && tape.bytes(tape.nodes[k2]) == key)
+        tape.entries(m)
+            .any(|(k2, _)| k2 > k && tape.bytes(tape.nodes[k2]) == key)
     };
     if c.metadata_extra.is_empty() && !c.strip_identity_keys {
         // Schema records: the dict alone.
@@ -1192,17 +1341,30 @@ fn scan_metadata(c: &Converted<'_>) -> MetaView {
         return view;
     }
     let stripped = |key: &[u8]| {
-        c.strip_identity_keys && matches!(key, b"job_id" | b"rank" | b"local_rank" | b"world_size" | b"session_id")
+        c.strip_identity_keys
+            && matches!(
+                key,
+                b"job_id" | b"rank" | b"local_rank" | b"world_size" | b"session_id"
+            )
     };
     let extra_name = |v: usize| -> Vec<u8> {
         let key = tape.bytes(tape.nodes[v - 1]);
-        key.strip_prefix(b"metadata_".as_slice()).unwrap_or(key).to_vec()
+        key.strip_prefix(b"metadata_".as_slice())
+            .unwrap_or(key)
+            .to_vec()
     };
-    let extras: Vec<(Vec<u8>, usize)> = c.metadata_extra.iter().map(|&v| (extra_name(v), v)).collect();
+    let extras: Vec<(Vec<u8>, usize)> = c
+        .metadata_extra
+        .iter()
+        .map(|&v| (extra_name(v), v))
+        .collect();
     if let Some(m) = c.metadata {
         for (k, v) in tape.entries(m) {
             let key = tape.bytes(tape.nodes[k]);
-            if stripped(key) || later_duplicate(m, k) || extras.iter().any(|(name, _)| name.as_slice() == key) {
+            if stripped(key)
+                || later_duplicate(m, k)
+                || extras.iter().any(|(name, _)| name.as_slice() == key)
+            {
                 continue;
             }
             view.visit(tape, key, v);
@@ -1232,8 +1394,11 @@ fn finish(c: Converted<'_>, sink: &mut RecordSink<'_>) -> Result<(Event, RecordE
     // strings of the capabilities stormlog infers when the metadata has none.
     let marker = meta.token
         || contains_collective_token(d.event_type.as_bytes())
-        || d.context.as_deref().is_some_and(|c| contains_collective_token(c.as_bytes()))
-        || (meta.capabilities.is_none() && inferred_capabilities_have_token(tape, &d.collector, meta.sampling_source));
+        || d.context
+            .as_deref()
+            .is_some_and(|c| contains_collective_token(c.as_bytes()))
+        || (meta.capabilities.is_none()
+            && inferred_capabilities_have_token(tape, &d.collector, meta.sampling_source));
 
     let timestamp_ns = fit(d.timestamp_ns, "timestamp_ns")?;
     let rank = fit(d.identity.rank, "rank")?;
@@ -1273,7 +1438,10 @@ fn finish(c: Converted<'_>, sink: &mut RecordSink<'_>) -> Result<(Event, RecordE
     let mut phase = 0;
     let enter = d.event_type == "phase_enter";
     if enter || d.event_type == "phase_exit" {
-        if let Some(boundary) = meta.phase_scope.and_then(|scope| PhaseBoundary::parse(tape, scope, enter)) {
+        if let Some(boundary) = meta
+            .phase_scope
+            .and_then(|scope| PhaseBoundary::parse(tape, scope, enter))
+        {
             sink.phases.push(boundary);
             phase = sink.phases.len() as u32;
         }

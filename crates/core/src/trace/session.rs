@@ -88,7 +88,8 @@ pub fn stable_legacy_session_id(parts: &[&str]) -> String {
 /// RFC 4122 version-5 UUID in the URL namespace.
 fn uuid5_url(name: &str) -> String {
     const NAMESPACE_URL: [u8; 16] = [
-        0x6b, 0xa7, 0xb8, 0x11, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8,
+        0x6b, 0xa7, 0xb8, 0x11, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30,
+        0xc8,
     ];
     let mut hasher = sha1_smol::Sha1::new();
     hasher.update(&NAMESPACE_URL);
@@ -147,7 +148,9 @@ pub fn summary_from_json(tape: &Tape, idx: usize) -> Result<SessionSummary, Stri
     let get = |key: &str| tape.get(idx, key.as_bytes());
     let non_empty = |key: &str| -> Option<String> {
         match get(key).map(|i| tape.nodes[i]) {
-            Some(n @ Node::Str { .. }) if !py_strip(&tape.text_of(n)).is_empty() => Some(tape.text_of(n).into_owned()),
+            Some(n @ Node::Str { .. }) if !py_strip(&tape.text_of(n)).is_empty() => {
+                Some(tape.text_of(n).into_owned())
+            }
             _ => None,
         }
     };
@@ -156,13 +159,16 @@ pub fn summary_from_json(tape: &Tape, idx: usize) -> Result<SessionSummary, Stri
     let status = match get("status").map(|i| tape.nodes[i]) {
         Some(n @ Node::Str { .. }) if !py_strip(&tape.text_of(n)).is_empty() => {
             let text = tape.text_of(n);
-            SessionStatus::parse(&text).ok_or_else(|| format!("Unsupported session status: {text}"))?
+            SessionStatus::parse(&text)
+                .ok_or_else(|| format!("Unsupported session status: {text}"))?
         }
         _ => return Err("session status must be a non-empty string".to_string()),
     };
     let started = match get("started_at_ns") {
         None => return Err("started_at_ns must be present".to_string()),
-        Some(i) if tape.nodes[i] == Node::Null => return Err("started_at_ns must be present".to_string()),
+        Some(i) if tape.nodes[i] == Node::Null => {
+            return Err("started_at_ns must be present".to_string())
+        }
         Some(i) => py_int(tape, i).ok_or("started_at_ns must be an integer")?,
     };
     let ended = match get("ended_at_ns") {
@@ -213,7 +219,10 @@ mod tests {
             stable_legacy_session_id(&["/tmp/x.json", "json"]),
             "legacy-12e9cdb3-9b33-53f7-9518-a159f970002d"
         );
-        assert_eq!(uuid5_url("python.org"), "7af94e2b-4dd9-50f0-9c9a-8a48519bdef0");
+        assert_eq!(
+            uuid5_url("python.org"),
+            "7af94e2b-4dd9-50f0-9c9a-8a48519bdef0"
+        );
     }
 
     #[test]

@@ -1,0 +1,376 @@
+//! A parallel fast path for big files on native builds (the CLI, `make bench`).
+//!
+//! The calling thread reads and UTF-8-checks the input, cuts it into batches of
+//! whole records (a top-level JSON array's elements, or JSONL lines), and two worker
+//! threads parse and convert the batches. Results are merged in input order, so the
+//! events are exactly those of the sequential parse.
+//!
+//! The fast path only handles the clean case. At the first sign of anything else
+//! (a syntax or validation error, an element that is not an object, a line that
+//! does not parse) it gives up and the caller re-reads the file sequentially, which
+//! reports errors exactly as stormlog would. The browser worker never uses it.
+
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Mutex;
+
+use super::event::{Event, Strings, NO_STR};
+use super::parse::{LoadCtx, SessionGrouper};
+use super::reader::Input;
+use super::record::{convert_record, InternCache, RecordExtras, RecordSink};
+use crate::json::{skip_ws, Node, Tape};
+use crate::phases::PhaseBoundary;
+
+/// Files smaller than this are parsed sequentially.
+pub const MIN_PARALLEL_BYTES: u64 = 8 << 20;
+
+/// Bytes of records per batch.
+const BATCH_BYTES: usize = 1 << 20;
+
+const WORKERS: usize = 2;
+
+/// The input format the fast path can split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// A top-level JSON array of objects.
+    JsonArray,
+    /// One object per line.
+    Jsonl,
+}
+
+/// A batch of whole records: their bytes, back to back, and where each ends.
+struct Batch {
+    index: usize,
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+/// What a worker made of a batch, with string and phase ids local to the batch.
+struct Converted {
+    index: usize,
+    events: Vec<(Event, RecordExtras)>,
+    strings: Strings,
+    phases: Vec<PhaseBoundary>,
+}
+
+/// Why the fast path gave up (the sequential parse then tells the real story).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GaveUp;
+
+/// Parses `input` in parallel into `grouper`. `Err(GaveUp)` means: start again
+/// sequentially from a fresh reader; `grouper` may then hold a partial result and
+/// must be discarded (strings and phases added to `ctx` are harmless leftovers).
+pub fn parse_parallel(
+    input: &mut Input<'_>,
+    layout: Layout,
+    ctx: &mut LoadCtx,
+    default_session_id: &str,
+    grouper: &mut SessionGrouper,
+) -> Result<(), GaveUp> {
+    let (batch_tx, batch_rx) = sync_channel::<Batch>(WORKERS * 2);
+    let batch_rx = Mutex::new(batch_rx);
+    let (result_tx, result_rx) = sync_channel::<Option<Converted>>(WORKERS * 4);
+    let mut merger = Merger {
+        ctx,
+        grouper,
+        pending: Vec::new(),
+        next: 0,
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..WORKERS {
+            let rx = &batch_rx;
+            let tx = result_tx.clone();
+            scope.spawn(move || worker(rx, tx, default_session_id));
+        }
+        drop(result_tx);
+        let split = split_batches(input, layout, batch_tx, &result_rx, &mut merger);
+        // The batch sender is gone: workers finish their batches and stop.
+        for result in result_rx.iter() {
+            merger.take(result)?;
+        }
+        split
+    })?;
+    if input.take_utf8_error().is_some() || !merger.pending.is_empty() {
+        return Err(GaveUp);
+    }
+    Ok(())
+}
+
+/// Merges converted batches into the grouper in input order, as they arrive,
+/// re-interning strings and renumbering phase boundaries.
+struct Merger<'c> {
+    ctx: &'c mut LoadCtx,
+    grouper: &'c mut SessionGrouper,
+    /// Batches that arrived before their predecessors.
+    pending: Vec<Converted>,
+    next: usize,
+}
+
+impl Merger<'_> {
+    fn take(&mut self, result: Option<Converted>) -> Result<(), GaveUp> {
+        let batch = result.ok_or(GaveUp)?;
+        self.pending.push(batch);
+        while let Some(i) = self.pending.iter().position(|b| b.index == self.next) {
+            let batch = self.pending.swap_remove(i);
+            self.merge(batch);
+            self.next += 1;
+        }
+        Ok(())
+    }
+
+    fn merge(&mut self, batch: Converted) {
+        let strings = &mut self.ctx.strings;
+        let mut remap: Vec<u32> = vec![NO_STR; batch.strings.len()];
+        let mut global = |id: u32| -> u32 {
+            match remap.get_mut(id as usize) {
+                None => NO_STR,
+                Some(slot) => {
+                    if *slot == NO_STR {
+                        *slot = strings.intern(batch.strings.str(id));
+                    }
+                    *slot
+                }
+            }
+        };
+        let phase_base = self.ctx.phases.len() as u32;
+        for (mut event, mut extras) in batch.events {
+            event.session = global(event.session);
+            event.event_type = global(event.event_type);
+            event.context = global(event.context);
+            if event.phase > 0 {
+                event.phase += phase_base;
+            }
+            extras.host = global(extras.host);
+            extras.job_id = global(extras.job_id);
+            self.grouper.push(event, extras);
+        }
+        self.ctx.phases.extend(batch.phases);
+    }
+}
+
+fn worker(
+    batches: &Mutex<Receiver<Batch>>,
+    results: SyncSender<Option<Converted>>,
+    default_session_id: &str,
+) {
+    let mut tape = Tape::default();
+    loop {
+        let next = match batches.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => return,
+        };
+        let Ok(batch) = next else {
+            return; // no more batches
+        };
+        let converted = convert_batch(&batch, &mut tape, default_session_id);
+        let failed = converted.is_none();
+        if results.send(converted).is_err() || failed {
+            return;
+        }
+    }
+}
+
+fn convert_batch(batch: &Batch, tape: &mut Tape, default_session_id: &str) -> Option<Converted> {
+    let mut strings = Strings::default();
+    let mut phases = Vec::new();
+    let mut cache = InternCache::default();
+    let mut events = Vec::with_capacity(batch.ends.len());
+    let mut start = 0;
+    for &end in &batch.ends {
+        let record = &batch.bytes[start..end];
+        start = end;
+        let n = tape.parse_value(record, 0, true).ok()?;
+        if skip_ws(record, n) != record.len()
+            || !matches!(tape.nodes.first(), Some(Node::Object { .. }))
+        {
+            return None;
+        }
+        let mut sink = RecordSink {
+            strings: &mut strings,
+            phases: &mut phases,
+            default_session_id,
+            cache: &mut cache,
+        };
+        events.push(convert_record(tape, 0, &mut sink).ok()?);
+    }
+    Some(Converted {
+        index: batch.index,
+        events,
+        strings,
+        phases,
+    })
+}
+
+/// Cuts the input into batches and hands them to the workers, collecting results
+/// that are ready meanwhile.
+fn split_batches(
+    input: &mut Input<'_>,
+    layout: Layout,
+    batches: SyncSender<Batch>,
+    results: &Receiver<Option<Converted>>,
+    merger: &mut Merger<'_>,
+) -> Result<(), GaveUp> {
+    let mut index = 0;
+    let mut batch = Batch {
+        index,
+        bytes: Vec::with_capacity(BATCH_BYTES + (64 << 10)),
+        ends: Vec::new(),
+    };
+    let mut send = |batch: Batch| -> Result<(), GaveUp> {
+        while let Ok(result) = results.try_recv() {
+            merger.take(result)?;
+        }
+        batches.send(batch).map_err(|_| GaveUp)
+    };
+    if layout == Layout::JsonArray {
+        // The caller checked that '[' comes first.
+        let data = input.data();
+        let i = skip_ws(data, 0);
+        if data.get(i) != Some(&b'[') {
+            return Err(GaveUp);
+        }
+        input.consume(i + 1);
+    }
+    let mut expect_value = true; // JSON: after '[' or ','
+    loop {
+        let data = input.data();
+        let eof = input.at_eof();
+        let mut pos = 0;
+        let mut finished = false;
+        loop {
+            match layout {
+                Layout::JsonArray => {
+                    pos = skip_ws(data, pos);
+                    let Some(&b) = data.get(pos) else { break };
+                    if expect_value {
+                        if b != b'{' {
+                            return Err(GaveUp);
+                        }
+                        let Some(len) = object_len(&data[pos..]) else {
+                            break; // incomplete: read more
+                        };
+                        batch.bytes.extend_from_slice(&data[pos..pos + len]);
+                        batch.ends.push(batch.bytes.len());
+                        pos += len;
+                        expect_value = false;
+                    } else {
+                        match b {
+                            b',' => {
+                                pos += 1;
+                                expect_value = true;
+                            }
+                            b']' => {
+                                pos += 1;
+                                finished = true;
+                                break;
+                            }
+                            _ => return Err(GaveUp),
+                        }
+                    }
+                }
+                Layout::Jsonl => {
+                    let Some(nl) = data[pos..].iter().position(|&b| b == b'\n') else {
+                        if eof && pos < data.len() {
+                            // A last line without newline: only the sequential parse
+                            // knows whether to drop it.
+                            return Err(GaveUp);
+                        }
+                        break;
+                    };
+                    let line = &data[pos..pos + nl];
+                    // Other Python line breaks would renumber lines: leave those files alone.
+                    if line
+                        .iter()
+                        .any(|&b| matches!(b, b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2))
+                    {
+                        return Err(GaveUp);
+                    }
+                    if line.iter().any(|&b| !matches!(b, b' ' | b'\t')) {
+                        batch.bytes.extend_from_slice(line);
+                        batch.ends.push(batch.bytes.len());
+                    }
+                    pos += nl + 1;
+                }
+            }
+            if batch.bytes.len() >= BATCH_BYTES {
+                index += 1;
+                let full = std::mem::replace(
+                    &mut batch,
+                    Batch {
+                        index,
+                        bytes: Vec::with_capacity(BATCH_BYTES + (64 << 10)),
+                        ends: Vec::new(),
+                    },
+                );
+                send(full)?;
+            }
+        }
+        input.consume(pos);
+        if finished {
+            let rest = input.data();
+            if skip_ws(rest, 0) != rest.len()
+                || (input.fill().map_err(|_| GaveUp)? && !input.data().is_empty())
+            {
+                return Err(GaveUp); // "Extra data"
+            }
+            break;
+        }
+        let more = input.fill().map_err(|_| GaveUp)?;
+        if !more && input.at_eof() {
+            let rest = input.data();
+            if layout == Layout::JsonArray || skip_ws(rest, 0) != rest.len() {
+                return Err(GaveUp);
+            }
+            break;
+        }
+    }
+    if !batch.ends.is_empty() {
+        send(batch)?;
+    }
+    Ok(())
+}
+
+/// Length of the JSON object at the start of `data` (which starts with `{`), found
+/// by tracking strings and nesting; `None` when it does not end within `data`.
+fn object_len(data: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < data.len() {
+        match data[i] {
+            b'"' => {
+                i += 1;
+                loop {
+                    match data.get(i)? {
+                        b'"' => break,
+                        b'\\' => i += 2,
+                        _ => i += 1,
+                    }
+                }
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::object_len;
+
+    #[test]
+    fn object_boundaries_skip_strings_and_nesting() {
+        assert_eq!(
+            object_len(br#"{"a": "}", "b": [1, {"c": "\"}"}]}, {"#),
+            Some(34)
+        );
+        assert_eq!(object_len(br#"{"a": 1"#), None);
+        assert_eq!(object_len(br#"{"a": "x\"#), None);
+    }
+}
