@@ -1,0 +1,480 @@
+//! `ModelConfig`: transformer shape, MoE and MLA options, data widths; the presets of
+//! EXPLORER_MODEL.md §1; validation of custom models read from JSON.
+
+use serde::{Deserialize, Serialize};
+
+use super::error::ExplorerError;
+use super::topology::Mode;
+
+/// DeepSeek multi-head latent attention dimensions.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mla {
+    /// Query low-rank dimension r_q.
+    pub r_q: u64,
+    /// KV latent dimension r_kv.
+    pub r_kv: u64,
+    /// Non-rotary query/key head dimension.
+    pub d_nope: u64,
+    /// Rotary head dimension.
+    pub d_rope: u64,
+    /// Value head dimension.
+    pub d_vh: u64,
+}
+
+fn default_name() -> String {
+    "custom".to_string()
+}
+fn default_width() -> f64 {
+    2.0
+}
+
+/// A transformer's shape. Field names are the model document's; widths are bytes per element.
+///
+/// JSON form (custom models): every field below; `name`, `d_ff` (for MoE models without dense
+/// layers), the MoE fields, `n_dense_layers`, `tied_embeddings`, `mla` and the byte widths
+/// (default 2) may be omitted. Unknown fields are rejected.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// Display name.
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Transformer blocks L.
+    pub layers: u64,
+    /// Hidden size d.
+    pub d_model: u64,
+    /// Query heads.
+    pub h_q: u64,
+    /// KV heads (GQA).
+    pub h_kv: u64,
+    /// Head dimension.
+    pub d_head: u64,
+    /// Dense SwiGLU intermediate size (3 matrices).
+    #[serde(default)]
+    pub d_ff: u64,
+    /// Vocabulary size.
+    pub vocab: u64,
+    /// Routed experts E; 0 means dense.
+    #[serde(default)]
+    pub n_experts: u64,
+    /// Experts per token k.
+    #[serde(default)]
+    pub top_k: u64,
+    /// Expert intermediate size d_e.
+    #[serde(default)]
+    pub d_ff_expert: u64,
+    /// Shared experts E_s.
+    #[serde(default)]
+    pub n_shared: u64,
+    /// Leading dense layers of an MoE model L_d.
+    #[serde(default)]
+    pub n_dense_layers: u64,
+    /// Input embedding and LM head share one matrix.
+    #[serde(default)]
+    pub tied_embeddings: bool,
+    /// Multi-head latent attention, when used.
+    #[serde(default)]
+    pub mla: Option<Mla>,
+    /// Bytes per weight.
+    #[serde(default = "default_width")]
+    pub b_w: f64,
+    /// Bytes per KV element.
+    #[serde(default = "default_width")]
+    pub b_kv: f64,
+    /// Bytes per activation element.
+    #[serde(default = "default_width")]
+    pub b_a: f64,
+}
+
+/// Names of the model presets, in display order.
+pub const MODEL_PRESETS: &[&str] = &[
+    "llama3.1-8b",
+    "llama3.1-70b",
+    "llama3.1-405b",
+    "mixtral-8x7b",
+    "qwen2.5-72b",
+    "deepseek-v3",
+];
+
+/// Largest accepted dimension or count in a custom model.
+pub const MAX_MODEL_DIM: u64 = 1 << 32;
+
+#[allow(clippy::too_many_arguments)]
+fn dense(
+    name: &str,
+    layers: u64,
+    d: u64,
+    h_q: u64,
+    h_kv: u64,
+    d_ff: u64,
+    vocab: u64,
+) -> ModelConfig {
+    ModelConfig {
+        name: name.to_string(),
+        layers,
+        d_model: d,
+        h_q,
+        h_kv,
+        d_head: 128,
+        d_ff,
+        vocab,
+        n_experts: 0,
+        top_k: 0,
+        d_ff_expert: 0,
+        n_shared: 0,
+        n_dense_layers: 0,
+        tied_embeddings: false,
+        mla: None,
+        b_w: 2.0,
+        b_kv: 2.0,
+        b_a: 2.0,
+    }
+}
+
+impl ModelConfig {
+    /// A preset by name (trimmed, case-insensitive).
+    pub fn preset(name: &str) -> Result<ModelConfig, ExplorerError> {
+        let n = name.trim().to_ascii_lowercase();
+        let m = match n.as_str() {
+            "llama3.1-8b" => dense("llama3.1-8b", 32, 4096, 32, 8, 14336, 128256),
+            "llama3.1-70b" => dense("llama3.1-70b", 80, 8192, 64, 8, 28672, 128256),
+            "llama3.1-405b" => dense("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256),
+            "qwen2.5-72b" => dense("qwen2.5-72b", 80, 8192, 64, 8, 29568, 152064),
+            "mixtral-8x7b" => ModelConfig {
+                n_experts: 8,
+                top_k: 2,
+                d_ff_expert: 14336,
+                ..dense("mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000)
+            },
+            "deepseek-v3" => ModelConfig {
+                n_experts: 256,
+                top_k: 8,
+                d_ff_expert: 2048,
+                n_shared: 1,
+                n_dense_layers: 3,
+                mla: Some(Mla {
+                    r_q: 1536,
+                    r_kv: 512,
+                    d_nope: 128,
+                    d_rope: 64,
+                    d_vh: 128,
+                }),
+                b_w: 1.0,
+                ..dense("deepseek-v3", 61, 7168, 128, 128, 18432, 129280)
+            },
+            _ => {
+                return Err(ExplorerError::UnknownPreset {
+                    what: "model",
+                    name: name.to_string(),
+                    known: MODEL_PRESETS.join(", "),
+                })
+            }
+        };
+        Ok(m)
+    }
+
+    /// Parse a custom model from JSON and validate it.
+    pub fn from_json(text: &str) -> Result<ModelConfig, ExplorerError> {
+        let m: ModelConfig = serde_json::from_str(text).map_err(|e| ExplorerError::Json {
+            what: "model",
+            message: e.to_string(),
+            line: (e.line() > 0).then_some(e.line()),
+        })?;
+        m.validate()?;
+        Ok(m)
+    }
+
+    /// True for mixture-of-experts models (`n_experts > 0`).
+    pub fn is_moe(&self) -> bool {
+        self.n_experts > 0
+    }
+
+    /// Check every field; the error names the field and why.
+    pub fn validate(&self) -> Result<(), ExplorerError> {
+        let pos = |field: &str, v: u64| -> Result<(), ExplorerError> {
+            if v == 0 {
+                return Err(ExplorerError::invalid(
+                    format!("model.{field}"),
+                    format!("model.{field} (0) must be positive"),
+                ));
+            }
+            if v > MAX_MODEL_DIM {
+                return Err(ExplorerError::invalid(
+                    format!("model.{field}"),
+                    format!("model.{field} ({v}) must be at most {MAX_MODEL_DIM}"),
+                ));
+            }
+            Ok(())
+        };
+        let cap = |field: &str, v: u64| -> Result<(), ExplorerError> {
+            if v > MAX_MODEL_DIM {
+                return Err(ExplorerError::invalid(
+                    format!("model.{field}"),
+                    format!("model.{field} ({v}) must be at most {MAX_MODEL_DIM}"),
+                ));
+            }
+            Ok(())
+        };
+        if self.name.trim().is_empty() {
+            return Err(ExplorerError::invalid(
+                "model.name",
+                "model.name must not be empty",
+            ));
+        }
+        pos("layers", self.layers)?;
+        pos("d_model", self.d_model)?;
+        pos("h_q", self.h_q)?;
+        pos("h_kv", self.h_kv)?;
+        pos("d_head", self.d_head)?;
+        pos("vocab", self.vocab)?;
+        for (f, v) in [
+            ("d_ff", self.d_ff),
+            ("n_experts", self.n_experts),
+            ("top_k", self.top_k),
+            ("d_ff_expert", self.d_ff_expert),
+            ("n_shared", self.n_shared),
+            ("n_dense_layers", self.n_dense_layers),
+        ] {
+            cap(f, v)?;
+        }
+        if !self.h_q.is_multiple_of(self.h_kv) {
+            return Err(ExplorerError::invalid(
+                "model.h_q",
+                format!(
+                    "model.h_q ({}) must be a multiple of h_kv ({})",
+                    self.h_q, self.h_kv
+                ),
+            ));
+        }
+        if self.top_k > self.n_experts {
+            return Err(ExplorerError::invalid(
+                "model.top_k",
+                format!(
+                    "model.top_k ({}) must not exceed n_experts ({})",
+                    self.top_k, self.n_experts
+                ),
+            ));
+        }
+        if self.is_moe() {
+            pos("top_k", self.top_k)?;
+            pos("d_ff_expert", self.d_ff_expert)?;
+            if self.n_dense_layers > self.layers {
+                return Err(ExplorerError::invalid(
+                    "model.n_dense_layers",
+                    format!(
+                        "model.n_dense_layers ({}) must not exceed layers ({})",
+                        self.n_dense_layers, self.layers
+                    ),
+                ));
+            }
+            if self.n_dense_layers > 0 {
+                pos("d_ff", self.d_ff)?;
+            }
+        } else {
+            pos("d_ff", self.d_ff)?;
+        }
+        for (f, v) in [("b_w", self.b_w), ("b_kv", self.b_kv), ("b_a", self.b_a)] {
+            if !(v.is_finite() && v > 0.0 && v <= 64.0) {
+                return Err(ExplorerError::invalid(
+                    format!("model.{f}"),
+                    format!("model.{f} ({v}) must be a number of bytes in (0, 64]"),
+                ));
+            }
+        }
+        if let Some(mla) = &self.mla {
+            let pos_mla = |field: &str, v: u64| -> Result<(), ExplorerError> {
+                if v == 0 || v > MAX_MODEL_DIM {
+                    return Err(ExplorerError::invalid(
+                        format!("model.mla.{field}"),
+                        format!("model.mla.{field} ({v}) must be between 1 and {MAX_MODEL_DIM}"),
+                    ));
+                }
+                Ok(())
+            };
+            pos_mla("r_q", mla.r_q)?;
+            pos_mla("r_kv", mla.r_kv)?;
+            pos_mla("d_nope", mla.d_nope)?;
+            pos_mla("d_vh", mla.d_vh)?;
+            if mla.d_rope > MAX_MODEL_DIM {
+                return Err(ExplorerError::invalid(
+                    "model.mla.d_rope",
+                    format!(
+                        "model.mla.d_rope ({}) must be at most {MAX_MODEL_DIM}",
+                        mla.d_rope
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// KV elements per token per layer: `2·h_kv·d_h` (GQA) or `r_kv + d_rope` (MLA).
+    pub fn kv_el(&self) -> f64 {
+        match &self.mla {
+            Some(m) => m.r_kv as f64 + m.d_rope as f64,
+            None => 2.0 * self.h_kv as f64 * self.d_head as f64,
+        }
+    }
+
+    /// Attention dot widths `(d_qk, d_v)` for a mode.
+    pub fn dot_widths(&self, mode: Mode) -> (f64, f64) {
+        match (&self.mla, mode) {
+            (None, _) => (self.d_head as f64, self.d_head as f64),
+            (Some(m), Mode::Decode) => (m.r_kv as f64 + m.d_rope as f64, m.r_kv as f64),
+            (Some(m), Mode::Prefill) => (m.d_nope as f64 + m.d_rope as f64, m.d_vh as f64),
+        }
+    }
+
+    /// Attention parameters per layer `W_attn`.
+    pub fn attn_params_per_layer(&self) -> f64 {
+        let d = self.d_model as f64;
+        let hq = self.h_q as f64;
+        match &self.mla {
+            None => {
+                let dh = self.d_head as f64;
+                2.0 * d * hq * dh + 2.0 * d * self.h_kv as f64 * dh
+            }
+            Some(m) => {
+                let (rq, rkv, dn, dr, dv) = (
+                    m.r_q as f64,
+                    m.r_kv as f64,
+                    m.d_nope as f64,
+                    m.d_rope as f64,
+                    m.d_vh as f64,
+                );
+                d * rq + rq * hq * (dn + dr) + d * (rkv + dr) + rkv * hq * (dn + dv) + hq * dv * d
+            }
+        }
+    }
+
+    /// Dense FFN parameters per layer `3·d·d_ff`.
+    pub fn dense_ffn_params_per_layer(&self) -> f64 {
+        3.0 * self.d_model as f64 * self.d_ff as f64
+    }
+
+    /// MoE FFN parameters per layer with `n_routed` routed experts counted:
+    /// `(n_routed + E_s)·3·d·d_e + d·E` (the last term is the router).
+    fn moe_params(&self, n_routed: f64) -> f64 {
+        let d = self.d_model as f64;
+        (n_routed + self.n_shared as f64) * 3.0 * d * self.d_ff_expert as f64
+            + d * self.n_experts as f64
+    }
+
+    fn params_with_moe(&self, w_moe: f64) -> f64 {
+        let l = self.layers as f64;
+        let d = self.d_model as f64;
+        let l_moe = if self.is_moe() {
+            (self.layers.saturating_sub(self.n_dense_layers)) as f64
+        } else {
+            0.0
+        };
+        let l_dense = l - l_moe;
+        let tables = if self.tied_embeddings { 1.0 } else { 2.0 };
+        l * (self.attn_params_per_layer() + 2.0 * d)
+            + l_dense * self.dense_ffn_params_per_layer()
+            + l_moe * w_moe
+            + self.vocab as f64 * d * tables
+            + d
+    }
+
+    /// Total parameters (§1).
+    pub fn total_params(&self) -> f64 {
+        self.params_with_moe(self.moe_params(self.n_experts as f64))
+    }
+
+    /// Parameters active per token: routed experts counted `top_k` times (router included).
+    pub fn active_params(&self) -> f64 {
+        self.params_with_moe(self.moe_params(self.top_k as f64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn preset_totals_match_the_document() {
+        let cases = [
+            ("llama3.1-8b", 8.030, 8.030),
+            ("llama3.1-70b", 70.554, 70.554),
+            ("llama3.1-405b", 405.853, 405.853),
+            ("mixtral-8x7b", 46.703, 12.880),
+            ("qwen2.5-72b", 72.705, 72.705),
+            ("deepseek-v3", 671.026, 37.552),
+        ];
+        for (name, total_b, active_b) in cases {
+            let m = ModelConfig::preset(name).unwrap();
+            m.validate().unwrap();
+            let t = (m.total_params() / 1e9 * 1000.0).round() / 1000.0;
+            let a = (m.active_params() / 1e9 * 1000.0).round() / 1000.0;
+            assert_eq!(t, total_b, "{name} total");
+            assert_eq!(a, active_b, "{name} active");
+        }
+        assert_eq!(
+            ModelConfig::preset("llama3.1-8b").unwrap().total_params(),
+            8_030_261_248.0
+        );
+        assert_eq!(ModelConfig::preset("deepseek-v3").unwrap().kv_el(), 576.0);
+        assert_eq!(
+            ModelConfig::preset(" LLAMA3.1-70B ").unwrap().name,
+            "llama3.1-70b"
+        );
+        assert!(ModelConfig::preset("gpt-5").is_err());
+    }
+
+    #[test]
+    fn custom_json_round_trips_and_validates() {
+        let m = ModelConfig::preset("deepseek-v3").unwrap();
+        let j = serde_json::to_string(&m).unwrap();
+        assert_eq!(ModelConfig::from_json(&j).unwrap(), m);
+
+        let small = r#"{"layers": 2, "d_model": 64, "h_q": 4, "h_kv": 2, "d_head": 16,
+                        "d_ff": 128, "vocab": 100}"#;
+        let s = ModelConfig::from_json(small).unwrap();
+        assert_eq!((s.name.as_str(), s.b_w), ("custom", 2.0));
+
+        let bad = |text: &str, field: &str, words: &str| {
+            let e = ModelConfig::from_json(text).unwrap_err();
+            assert_eq!(e.field(), Some(field), "{e}");
+            assert!(e.to_string().contains(words), "{e}");
+        };
+        bad(
+            r#"{"layers": 2, "d_model": 64, "h_q": 60, "h_kv": 8, "d_head": 16, "d_ff": 1, "vocab": 1}"#,
+            "model.h_q",
+            "model.h_q (60) must be a multiple of h_kv (8)",
+        );
+        bad(
+            r#"{"layers": 0, "d_model": 64, "h_q": 4, "h_kv": 2, "d_head": 16, "d_ff": 1, "vocab": 1}"#,
+            "model.layers",
+            "must be positive",
+        );
+        bad(
+            r#"{"layers": 2, "d_model": 64, "h_q": 4, "h_kv": 2, "d_head": 16, "vocab": 1,
+                "n_experts": 4, "top_k": 5, "d_ff_expert": 8}"#,
+            "model.top_k",
+            "must not exceed n_experts (4)",
+        );
+        bad(
+            r#"{"layers": 2, "d_model": 64, "h_q": 4, "h_kv": 2, "d_head": 16, "vocab": 1, "d_ff": 8,
+                "b_w": 0}"#,
+            "model.b_w",
+            "(0, 64]",
+        );
+        bad(
+            r#"{"layers": 2, "d_model": 64, "h_q": 4, "h_kv": 2, "d_head": 16, "vocab": 1}"#,
+            "model.d_ff",
+            "must be positive",
+        );
+        bad(
+            r#"{"layers": 2, "d_model": 99999999999999, "h_q": 4, "h_kv": 2, "d_head": 16, "vocab": 1, "d_ff": 1}"#,
+            "model.d_model",
+            "at most",
+        );
+        let e = ModelConfig::from_json(r#"{"layers": -1}"#).unwrap_err();
+        assert!(matches!(e, ExplorerError::Json { .. }), "{e}");
+        let e = ModelConfig::from_json(r#"{"layerz": 1}"#).unwrap_err();
+        assert!(e.to_string().contains("layerz"), "{e}");
+    }
+}
