@@ -592,6 +592,7 @@ impl Loader<'_> {
         done
     }
 
+    /// wasm32 has no threads: always the sequential parse.
     #[cfg(target_arch = "wasm32")]
     fn try_parallel(
         &mut self,
@@ -600,6 +601,7 @@ impl Loader<'_> {
         _default_id: &str,
         _grouper: &mut SessionGrouper,
     ) -> bool {
+        let _requested = self.parallel;
         false
     }
 

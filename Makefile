@@ -1,0 +1,110 @@
+# Shardscope: `make serve` (build the page, serve it at http://127.0.0.1:8080) and
+# `make test` (everything CI checks). Every target first installs what is missing,
+# idempotently: see ../shared/TOOLCHAIN.md for why each version is what it is.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+TRUNK_VERSION := 0.21.14
+# Must equal the wasm-bindgen crate pinned in Cargo.toml (=0.2.130) and Cargo.lock.
+WASM_BINDGEN_VERSION := 0.2.130
+WASM_TARGET := wasm32-unknown-unknown
+CHROMIUM := /usr/bin/chromium
+CHROMEDRIVER := /usr/bin/chromedriver
+SERVE_PORT ?= 8080
+
+CARGO_BIN := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
+# node_modules/.bin first: Trunk must find binaryen 132's wasm-opt there, not Debian's.
+export PATH := $(CURDIR)/node_modules/.bin:$(CARGO_BIN):$(PATH)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+WASM_TEST_ENV := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+                 CHROMEDRIVER=$(CHROMEDRIVER) WASM_BINDGEN_TEST_TIMEOUT=120
+
+.PHONY: help serve test bench build e2e setup \
+        rust-tools wasm-target trunk-cli wasm-bindgen-cli node-tools chromium cargo-deps
+
+help:
+	@echo "make serve   build the page (release) and serve it at http://127.0.0.1:$(SERVE_PORT)"
+	@echo "make test    formatting, clippy (native + wasm32), native tests, wasm tests in"
+	@echo "             headless Chromium, release build, browser (Playwright) tests"
+	@echo "make bench   benchmarks of the computing core"
+	@echo "make setup   only install the tools (done by every target anyway)"
+
+# ---- installation (idempotent) ----------------------------------------------------
+
+setup: rust-tools wasm-target trunk-cli wasm-bindgen-cli node-tools chromium cargo-deps
+
+rust-tools:
+	@cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+	@cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+
+wasm-target:
+	@rustup target list --installed | grep -qx '$(WASM_TARGET)' || rustup target add $(WASM_TARGET)
+
+trunk-cli:
+	@if [ "$$(trunk --version 2>/dev/null)" != "trunk $(TRUNK_VERSION)" ]; then \
+	  echo "installing trunk $(TRUNK_VERSION) (several minutes)"; \
+	  cargo install trunk --version $(TRUNK_VERSION) --locked; \
+	fi
+
+# Without --locked: its lockfile pins a webpki-roots the crate index here lacks.
+# Also provides wasm-bindgen-test-runner.
+wasm-bindgen-cli:
+	@if [ "$$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $(WASM_BINDGEN_VERSION)" ] \
+	    || ! command -v wasm-bindgen-test-runner >/dev/null; then \
+	  echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (several minutes)"; \
+	  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); \
+	fi
+
+# binaryen@132.0.0 (wasm-opt for Trunk) and playwright-core (browser tests), from
+# package-lock.json. Never `npx playwright install`: the browser is Debian's.
+node-tools: node_modules/.installed
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+chromium:
+	@if [ ! -x $(CHROMIUM) ] || [ ! -x $(CHROMEDRIVER) ]; then \
+	  $(SUDO) apt-get update && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; \
+	fi
+
+# Trunk builds offline (Trunk.toml), so every crate must be downloaded first.
+cargo-deps:
+	@cargo fetch --quiet
+
+# ---- build and serve --------------------------------------------------------------
+
+build: wasm-target trunk-cli wasm-bindgen-cli node-tools cargo-deps
+	trunk build --release
+
+serve: build
+	@echo "Shardscope at http://127.0.0.1:$(SERVE_PORT)/ (Ctrl+C to stop)"
+	python3 -m http.server $(SERVE_PORT) --bind 127.0.0.1 --directory dist
+
+# ---- tests --------------------------------------------------------------------------
+
+test: setup
+	@start=$$(date +%s); \
+	step() { echo; echo "==> $$*"; }; \
+	step "cargo fmt --all --check"; cargo fmt --all --check; \
+	step "clippy (native, whole workspace)"; cargo clippy --workspace --all-targets -- -D warnings; \
+	step "clippy (wasm32, web crate)"; cargo clippy -p shardscope-web --target $(WASM_TARGET) --all-targets -- -D warnings; \
+	step "native tests (core + cli)"; cargo test; \
+	step "wasm tests in headless Chromium"; $(WASM_TEST_ENV) cargo test -p shardscope-web --target $(WASM_TARGET); \
+	step "release build (trunk)"; trunk build --release; \
+	step "browser tests (Playwright) against dist/"; scripts/e2e.sh; \
+	echo; echo "make test: all passed in $$(( $$(date +%s) - start )) s"
+
+# Browser tests only (rebuilds dist/ first).
+e2e: build
+	scripts/e2e.sh
+
+# ---- benchmarks ---------------------------------------------------------------------
+
+# Needs nothing beyond cargo; the benchmarks themselves are the core's.
+bench:
+	cargo bench -p shardscope-core

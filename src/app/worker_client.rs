@@ -1,0 +1,263 @@
+//! The page's handle on the worker: starts it, queues requests until its `Ready`
+//! handshake, routes every response to the callback of the request it answers.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{ErrorEvent, Event, MessageEvent, Worker};
+
+use crate::protocol::{
+    from_js, to_js, RequestBody, ResponseBody, WorkerRequest, WorkerResponse, READY_ID,
+};
+
+/// Where Trunk puts the worker's loader script, relative to the page.
+pub const WORKER_URL: &str = "./worker_loader.js";
+
+/// Things that concern the worker as a whole rather than one request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkerEvent {
+    /// The handshake arrived; queued requests have been sent.
+    Ready { core_version: String },
+    /// The worker could not start, crashed, or sent something unreadable.
+    Failed { message: String },
+}
+
+type ResponseHandler = Box<dyn FnMut(ResponseBody)>;
+
+struct Inner {
+    worker: Option<Worker>,
+    ready: bool,
+    /// Set when the worker failed: later requests fail at once with this message.
+    failed: Option<String>,
+    /// Requests made before the handshake: a worker drops messages posted before its wasm runs.
+    queue: Vec<JsValue>,
+    next_id: u32,
+    handlers: HashMap<u32, ResponseHandler>,
+    on_event: Rc<dyn Fn(WorkerEvent)>,
+    _on_message: Option<Closure<dyn FnMut(MessageEvent)>>,
+    _on_error: Option<Closure<dyn FnMut(Event)>>,
+    _on_message_error: Option<Closure<dyn FnMut(MessageEvent)>>,
+}
+
+/// A cheap-to-clone handle on the page's worker.
+#[derive(Clone)]
+pub struct WorkerClient {
+    inner: Rc<RefCell<Inner>>,
+}
+
+impl WorkerClient {
+    /// Start the worker at `url`. `on_event` hears about the handshake and about failures
+    /// (also a failure to start, reported asynchronously).
+    pub fn start(url: &str, on_event: impl Fn(WorkerEvent) + 'static) -> WorkerClient {
+        let inner = Rc::new(RefCell::new(Inner {
+            worker: None,
+            ready: false,
+            failed: None,
+            queue: Vec::new(),
+            next_id: 1,
+            handlers: HashMap::new(),
+            on_event: Rc::new(on_event),
+            _on_message: None,
+            _on_error: None,
+            _on_message_error: None,
+        }));
+        let client = WorkerClient { inner };
+        match Worker::new(url) {
+            Ok(worker) => client.attach(worker),
+            Err(err) => client.fail(format!(
+                "The background worker could not be started: {}",
+                crate::worker::js_error_text(&err)
+            )),
+        }
+        client
+    }
+
+    fn attach(&self, worker: Worker) {
+        let weak = Rc::downgrade(&self.inner);
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            if let Some(client) = upgrade(&weak) {
+                client.receive(event.data());
+            }
+        });
+        let weak = Rc::downgrade(&self.inner);
+        // A script that fails to load fires a plain `Event`; an uncaught exception in the
+        // worker fires an `ErrorEvent` with a message.
+        let on_error = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+            event.prevent_default();
+            if let Some(client) = upgrade(&weak) {
+                let detail = event
+                    .dyn_ref::<ErrorEvent>()
+                    .map(ErrorEvent::message)
+                    .unwrap_or_default();
+                client.fail(if detail.is_empty() {
+                    format!(
+                        "The background worker failed to load ({WORKER_URL}). \
+                         Check that the page is served over http(s) with all its files, then reload."
+                    )
+                } else {
+                    format!("The background worker failed: {detail}. Reload the page to restart it.")
+                });
+            }
+        });
+        let weak = Rc::downgrade(&self.inner);
+        let on_message_error =
+            Closure::<dyn FnMut(MessageEvent)>::new(move |_event: MessageEvent| {
+                if let Some(client) = upgrade(&weak) {
+                    client.fail(
+                        "A message from the background worker could not be received.".to_string(),
+                    );
+                }
+            });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        worker.set_onmessageerror(Some(on_message_error.as_ref().unchecked_ref()));
+        let mut inner = self.inner.borrow_mut();
+        inner.worker = Some(worker);
+        inner._on_message = Some(on_message);
+        inner._on_error = Some(on_error);
+        inner._on_message_error = Some(on_message_error);
+    }
+
+    /// Whether the handshake has arrived.
+    pub fn is_ready(&self) -> bool {
+        self.inner.borrow().ready
+    }
+
+    /// Send a request. `on_response` gets its progress messages and then its one final
+    /// response (an encoding failure is delivered to it as an `Error` response, too).
+    /// Returns the request id.
+    pub fn request(
+        &self,
+        body: RequestBody,
+        mut on_response: impl FnMut(ResponseBody) + 'static,
+    ) -> u32 {
+        let id = {
+            let mut inner = self.inner.borrow_mut();
+            let id = inner.next_id;
+            inner.next_id = inner.next_id.checked_add(1).unwrap_or(1);
+            id
+        };
+        let message = match to_js(&WorkerRequest { id, body }) {
+            Ok(message) => message,
+            Err(message) => {
+                on_response(ResponseBody::Error { message });
+                return id;
+            }
+        };
+        let failed = self.inner.borrow().failed.clone();
+        if let Some(reason) = failed {
+            on_response(ResponseBody::Error {
+                message: format!("The background worker is not running ({reason})"),
+            });
+            return id;
+        }
+        let worker = {
+            let mut inner = self.inner.borrow_mut();
+            inner.handlers.insert(id, Box::new(on_response));
+            if !inner.ready {
+                inner.queue.push(message);
+                return id;
+            }
+            inner.worker.clone()
+        };
+        if let Some(worker) = worker {
+            self.post(&worker, id, &message);
+        }
+        id
+    }
+
+    fn post(&self, worker: &Worker, id: u32, message: &JsValue) {
+        if let Err(err) = worker.post_message(message) {
+            self.deliver(
+                id,
+                ResponseBody::Error {
+                    message: format!(
+                        "Could not send the request to the worker: {}",
+                        crate::worker::js_error_text(&err)
+                    ),
+                },
+            );
+        }
+    }
+
+    fn receive(&self, data: JsValue) {
+        let response: WorkerResponse = match from_js(data) {
+            Ok(response) => response,
+            Err(message) => {
+                self.fail(format!("The worker sent an unreadable message: {message}"));
+                return;
+            }
+        };
+        match (response.id, response.body) {
+            (READY_ID, ResponseBody::Ready { core_version }) => {
+                let (worker, queue) = {
+                    let mut inner = self.inner.borrow_mut();
+                    inner.ready = true;
+                    (inner.worker.clone(), std::mem::take(&mut inner.queue))
+                };
+                self.emit(WorkerEvent::Ready { core_version });
+                if let Some(worker) = worker {
+                    for message in queue {
+                        let id = crate::protocol::peek_id(&message);
+                        self.post(&worker, id, &message);
+                    }
+                }
+            }
+            (READY_ID, ResponseBody::Error { message }) => self.fail(message),
+            (READY_ID, other) => {
+                self.fail(format!("The worker sent an unexpected message: {other:?}"))
+            }
+            (id, body) => self.deliver(id, body),
+        }
+    }
+
+    /// Hand a response to its request's callback (removing it after the final one).
+    fn deliver(&self, id: u32, body: ResponseBody) {
+        let handler = self.inner.borrow_mut().handlers.remove(&id);
+        let Some(mut handler) = handler else {
+            self.emit(WorkerEvent::Failed {
+                message: format!("The worker answered request {id}, which is not pending."),
+            });
+            return;
+        };
+        let is_final = body.is_final();
+        // The callback runs with no borrow held: it may make new requests.
+        handler(body);
+        if !is_final {
+            self.inner
+                .borrow_mut()
+                .handlers
+                .entry(id)
+                .or_insert(handler);
+        }
+    }
+
+    /// Report a worker-wide failure, and fail every pending and future request with it.
+    fn fail(&self, message: String) {
+        let pending: Vec<(u32, ResponseHandler)> = {
+            let mut inner = self.inner.borrow_mut();
+            inner.failed = Some(message.clone());
+            inner.queue.clear();
+            inner.handlers.drain().collect()
+        };
+        for (_, mut handler) in pending {
+            handler(ResponseBody::Error {
+                message: message.clone(),
+            });
+        }
+        self.emit(WorkerEvent::Failed { message });
+    }
+
+    fn emit(&self, event: WorkerEvent) {
+        // Called with no borrow held: the callback may make new requests.
+        let on_event = Rc::clone(&self.inner.borrow().on_event);
+        on_event(event);
+    }
+}
+
+fn upgrade(weak: &Weak<RefCell<Inner>>) -> Option<WorkerClient> {
+    weak.upgrade().map(|inner| WorkerClient { inner })
+}

@@ -1,0 +1,218 @@
+//! wasm-bindgen tests run inside a dedicated Web Worker in headless Chromium, where
+//! `FileReaderSync` exists: slice-by-slice blob reading and the worker's request handling.
+#![cfg(target_arch = "wasm32")]
+// Tests may panic on the unexpected: that is how they fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Read;
+
+use js_sys::{Array, Uint8Array};
+use shardscope_web::protocol::{
+    fnv1a32_update, to_js, NamedBlob, RequestBody, ResponseBody, WorkerRequest, WorkerResponse,
+    FNV1A32_INIT, READY_ID,
+};
+use shardscope_web::worker::{handle_message, read_blob_info, BlobReader};
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+use web_sys::Blob;
+
+wasm_bindgen_test_configure!(run_in_dedicated_worker);
+
+fn blob(bytes: &[u8]) -> Blob {
+    let parts = Array::of1(&Uint8Array::from(bytes));
+    Blob::new_with_u8_array_sequence(&parts).expect("blob")
+}
+
+/// Deterministic test content with newlines.
+fn content(len: usize) -> Vec<u8> {
+    let mut x: u32 = 12345;
+    (0..len)
+        .map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            if x.is_multiple_of(17) {
+                b'\n'
+            } else {
+                b'a' + (x >> 16) as u8 % 26
+            }
+        })
+        .collect()
+}
+
+fn handle(data: JsValue) -> Vec<WorkerResponse> {
+    let mut out = Vec::new();
+    handle_message(data, &mut |r| out.push(r.clone()));
+    out
+}
+
+#[wasm_bindgen_test]
+fn blob_reader_returns_every_byte_in_order_for_any_slice_size() {
+    let bytes = content(1000);
+    for chunk in [1u32, 3, 7, 64, 999, 1000, 1001, 4 << 20] {
+        let mut reader = BlobReader::new(blob(&bytes), chunk).expect("reader");
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out).expect("read");
+        assert_eq!(out, bytes, "chunk {chunk}");
+        assert_eq!(reader.position(), 1000);
+        assert_eq!(reader.size(), 1000);
+        assert_eq!(
+            reader.chunks(),
+            1000u64.div_ceil(u64::from(chunk)),
+            "chunk {chunk}"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn blob_reader_small_reads_cross_slice_boundaries() {
+    let bytes = content(257);
+    let mut reader = BlobReader::new(blob(&bytes), 10).expect("reader");
+    let mut out = Vec::new();
+    let mut buf = [0u8; 3];
+    loop {
+        let n = reader.read(&mut buf).expect("read");
+        if n == 0 {
+            break;
+        }
+        out.extend_from_slice(&buf[..n]);
+    }
+    assert_eq!(out, bytes);
+    assert_eq!(reader.chunks(), 26);
+}
+
+#[wasm_bindgen_test]
+fn empty_blob_reads_nothing() {
+    let mut reader = BlobReader::new(blob(b""), 8).expect("reader");
+    let mut out = Vec::new();
+    assert_eq!(reader.read_to_end(&mut out).expect("read"), 0);
+    assert_eq!(reader.chunks(), 0);
+}
+
+#[wasm_bindgen_test]
+fn read_blob_info_summarizes_each_file_and_reports_progress() {
+    let a = content(100);
+    let b = content(33);
+    let files = vec![
+        NamedBlob {
+            name: "rank0.json".into(),
+            blob: blob(&a),
+        },
+        NamedBlob {
+            name: "rank1.json".into(),
+            blob: blob(&b),
+        },
+    ];
+    let mut progress = Vec::new();
+    let summaries = read_blob_info(&files, Some(16), &mut |done, total, stage| {
+        progress.push((done, total, stage.to_string()))
+    })
+    .expect("read");
+    assert_eq!(summaries.len(), 2);
+    for (summary, bytes) in summaries.iter().zip([&a, &b]) {
+        assert_eq!(summary.size_bytes, bytes.len() as u64);
+        assert_eq!(summary.bytes_read, bytes.len() as u64);
+        assert_eq!(
+            summary.lines,
+            bytes.iter().filter(|&&c| c == b'\n').count() as u64
+        );
+        assert_eq!(summary.fnv1a32, fnv1a32_update(FNV1A32_INIT, bytes));
+        assert_eq!(summary.chunks, (bytes.len() as u64).div_ceil(16));
+    }
+    assert_eq!(summaries[0].name, "rank0.json");
+    // One progress report per slice, increasing, ending at the total.
+    assert_eq!(progress.len(), 7 + 3);
+    assert!(progress.windows(2).all(|w| w[0].0 < w[1].0));
+    assert_eq!(progress.last().map(|p| (p.0, p.1)), Some((133, 133)));
+    assert_eq!(progress[0].2, "reading rank0.json");
+    assert_eq!(progress[9].2, "reading rank1.json");
+}
+
+#[wasm_bindgen_test]
+fn ping_is_answered_with_the_core_version() {
+    let request = WorkerRequest {
+        id: 42,
+        body: RequestBody::Ping,
+    };
+    let responses = handle(to_js(&request).expect("encodes"));
+    assert_eq!(
+        responses,
+        vec![WorkerResponse {
+            id: 42,
+            body: ResponseBody::Pong {
+                core_version: shardscope_core::VERSION.to_string()
+            }
+        }]
+    );
+}
+
+#[wasm_bindgen_test]
+fn read_blob_info_request_gets_progress_then_one_final_answer() {
+    let bytes = content(50);
+    let request = WorkerRequest {
+        id: 7,
+        body: RequestBody::ReadBlobInfo {
+            files: vec![NamedBlob {
+                name: "x.jsonl".into(),
+                blob: blob(&bytes),
+            }],
+            chunk_bytes: Some(20),
+        },
+    };
+    let responses = handle(to_js(&request).expect("encodes"));
+    assert!(responses.iter().all(|r| r.id == 7));
+    assert_eq!(responses.len(), 4, "{responses:?}");
+    assert!(responses[..3].iter().all(|r| !r.body.is_final()));
+    match &responses[3].body {
+        ResponseBody::BlobInfo { files } => {
+            assert_eq!(files.len(), 1);
+            assert_eq!(files[0].bytes_read, 50);
+            assert_eq!(files[0].chunks, 3);
+        }
+        other => panic!("expected BlobInfo, got {other:?}"),
+    }
+}
+
+#[wasm_bindgen_test]
+fn bad_requests_are_answered_with_errors() {
+    let unknown = js_sys::JSON::parse(r#"{"id": 9, "body": {"Explode": 1}}"#).expect("json");
+    let responses = handle(unknown);
+    assert_eq!(responses.len(), 1);
+    assert_eq!(responses[0].id, 9);
+    assert!(
+        matches!(&responses[0].body, ResponseBody::Error { message } if message.contains("Explode")),
+        "{responses:?}"
+    );
+
+    let responses = handle(JsValue::from_str("garbage"));
+    assert_eq!(responses.len(), 1);
+    assert_eq!(responses[0].id, READY_ID);
+    assert!(matches!(responses[0].body, ResponseBody::Error { .. }));
+
+    let zero_chunk = WorkerRequest {
+        id: 10,
+        body: RequestBody::ReadBlobInfo {
+            files: vec![NamedBlob {
+                name: "x".into(),
+                blob: blob(b"abc"),
+            }],
+            chunk_bytes: Some(0),
+        },
+    };
+    let responses = handle(to_js(&zero_chunk).expect("encodes"));
+    assert_eq!(responses.len(), 1);
+    assert!(
+        matches!(&responses[0].body, ResponseBody::Error { message } if message.contains("chunk_bytes")),
+        "{responses:?}"
+    );
+
+    let not_a_blob = js_sys::JSON::parse(
+        r#"{"id": 11, "body": {"ReadBlobInfo": {"files": [{"name": "n", "blob": "not a blob"}]}}}"#,
+    )
+    .expect("json");
+    let responses = handle(not_a_blob);
+    assert_eq!(responses.len(), 1);
+    assert_eq!(responses[0].id, 11);
+    assert!(
+        matches!(responses[0].body, ResponseBody::Error { .. }),
+        "{responses:?}"
+    );
+}
