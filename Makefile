@@ -105,6 +105,7 @@ e2e: build
 
 # ---- benchmarks ---------------------------------------------------------------------
 
-# Needs nothing beyond cargo; the benchmarks themselves are the core's.
-bench:
-	cargo bench -p shardscope-core
+# The trace benchmark (against stormlog 0.4.3 from PyPI, installed into .tools/ when
+# missing) and the explorer benchmark. See scripts/bench.sh.
+bench: rust-tools
+	scripts/bench.sh

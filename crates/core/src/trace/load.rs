@@ -621,8 +621,7 @@ impl Loader<'_> {
                 Some(s) => s.clone(),
                 None => self.infer_summary(&group, name),
             };
-            let mut events = group.events;
-            events.sort_by_key(|e| e.timestamp_ns);
+            let events = sort_by_time(group.events);
             sessions.push(Session {
                 summary,
                 events,
@@ -676,7 +675,7 @@ impl Loader<'_> {
             started_at_ns: i128::from(first.timestamp_ns),
             ended_at_ns: ended,
             host: strings.str(extras.host).to_string(),
-            pid: i128::from(extras.pid),
+            pid: extras.pid,
             job_id: strings.get(extras.job_id).map(str::to_string),
             rank: i128::from(first.rank),
             local_rank: i128::from(first.local_rank),
@@ -809,8 +808,7 @@ fn merge_group(
             e
         })
         .collect();
-    let mut events = dedupe(events, strings);
-    events.sort_by_key(|e| e.timestamp_ns);
+    let events = sort_by_time(dedupe(events, strings));
     let mut sources: Vec<String> = group
         .iter()
         .flat_map(|s| s.sources.iter().cloned())
@@ -885,8 +883,7 @@ impl Loader<'_> {
             .into_iter()
             .map(|mut s| {
                 let events = std::mem::take(&mut s.events);
-                let mut events = dedupe(events, &mut self.ctx.strings);
-                events.sort_by_key(|e| e.timestamp_ns);
+                let events = sort_by_time(dedupe(events, &mut self.ctx.strings));
                 s.events = events;
                 s.sources.sort();
                 s.sources.dedup();
@@ -980,4 +977,23 @@ fn accumulate(accumulated: &mut Vec<Session>, sessions: Vec<Session>) {
             None => accumulated.push(s),
         }
     }
+}
+
+/// Events stably sorted by timestamp. Sorts (time, position) keys and moves each
+/// 96-byte event once, instead of moving events around while sorting.
+fn sort_by_time(events: Vec<Event>) -> Vec<Event> {
+    if events
+        .windows(2)
+        .all(|w| w[0].timestamp_ns <= w[1].timestamp_ns)
+    {
+        return events;
+    }
+    let mut keys: Vec<(i64, u32)> = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.timestamp_ns, i as u32))
+        .collect();
+    // The position breaks ties, so an unstable sort keeps equal times in input order.
+    keys.sort_unstable();
+    keys.into_iter().map(|(_, i)| events[i as usize]).collect()
 }

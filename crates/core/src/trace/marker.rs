@@ -9,53 +9,47 @@
 //! is ASCII are KELVIN SIGN (to `k`, in no token) and `İ` (to `i` plus a combining
 //! dot, which breaks any token).
 
-const NEEDLES: [&[u8]; 8] = [
-    b"nccl",
-    b"collective",
-    b"communication",
-    b"allreduce",
-    b"allgather",
-    b"reducescatter",
-    b"broadcast",
-    b"barrier",
-];
-
 /// Does `text` contain a collective token under stormlog's rules?
 pub fn contains_collective_token(text: &[u8]) -> bool {
     // Every needle is at least four bytes long.
     if text.len() < 4 {
         return false;
     }
-    let mut collapsed = [0u8; 256];
-    if text.len() <= collapsed.len() {
+    let mut buf = [0u8; 256];
+    let collapsed: &[u8] = if text.len() <= buf.len() {
         let mut n = 0;
         for &b in text {
-            if b != b'-' && b != b'_' {
-                collapsed[n] = b.to_ascii_lowercase();
-                n += 1;
-            }
+            buf[n] = b.to_ascii_lowercase();
+            n += usize::from(b != b'-' && b != b'_');
         }
-        return has_needle(&collapsed[..n]);
-    }
-    let long: Vec<u8> = text
-        .iter()
-        .filter(|&&b| b != b'-' && b != b'_')
-        .map(u8::to_ascii_lowercase)
-        .collect();
-    has_needle(&long)
+        &buf[..n]
+    } else {
+        return has_needle(
+            &text
+                .iter()
+                .filter(|&&b| b != b'-' && b != b'_')
+                .map(u8::to_ascii_lowercase)
+                .collect::<Vec<u8>>(),
+        );
+    };
+    has_needle(collapsed)
 }
 
+/// Looks for the needles in already collapsed, lowercased text, dispatching on
+/// each candidate's first letter.
 fn has_needle(hay: &[u8]) -> bool {
-    for i in 0..hay.len() {
-        let c = hay[i];
-        if !matches!(c, b'n' | b'c' | b'a' | b'r' | b'b') {
-            continue;
-        }
-        let rest = &hay[i..];
-        for needle in NEEDLES {
-            if rest.starts_with(needle) {
-                return true;
-            }
+    let at = |i: usize, needle: &[u8]| hay.get(i..i + needle.len()) == Some(needle);
+    for i in 0..hay.len().saturating_sub(3) {
+        let hit = match hay[i] {
+            b'n' => at(i, b"nccl"),
+            b'c' => at(i, b"collective") || at(i, b"communication"),
+            b'a' => at(i, b"allreduce") || at(i, b"allgather"),
+            b'r' => at(i, b"reducescatter"),
+            b'b' => at(i, b"broadcast") || at(i, b"barrier"),
+            _ => false,
+        };
+        if hit {
+            return true;
         }
     }
     false

@@ -54,7 +54,7 @@ pub struct InternCache {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordExtras {
     pub host: StrId,
-    pub pid: i64,
+    pub pid: i128,
     pub job_id: StrId,
 }
 
@@ -344,13 +344,13 @@ fn coerce_optional_int(tape: &Tape, node: Option<Node>, field: &str) -> Result<O
     }
 }
 
-/// `_coerce_string(value, field, allow_none=...)`: returns the string node or `None`.
-fn coerce_string(
-    tape: &Tape,
+/// `_coerce_string(value, field, allow_none=...)`: the string's text, or `None`.
+fn coerce_string<'t>(
+    tape: &'t Tape,
     node: Option<Node>,
     field: &str,
     allow_none: bool,
-) -> Result<Option<Node>> {
+) -> Result<Option<Cow<'t, str>>> {
     match node {
         None | Some(Node::Null) => {
             if allow_none {
@@ -360,28 +360,33 @@ fn coerce_string(
             }
         }
         Some(n @ Node::Str { .. }) => {
-            if !allow_none && py_strip(&tape.text_of(n)).is_empty() {
+            let text = tape.text_of(n);
+            if !allow_none && py_strip(&text).is_empty() {
                 return fail(field, format!("{field} must be a non-empty string"));
             }
-            Ok(Some(n))
+            Ok(Some(text))
         }
         Some(_) => fail(field, format!("{field} must be a string")),
     }
 }
 
-fn coerce_required_string(tape: &Tape, node: Option<Node>, field: &str) -> Result<Node> {
+fn coerce_required_string<'t>(
+    tape: &'t Tape,
+    node: Option<Node>,
+    field: &str,
+) -> Result<Cow<'t, str>> {
     match coerce_string(tape, node, field, false)? {
-        Some(n) => Ok(n),
+        Some(text) => Ok(text),
         None => fail(field, format!("{field} must be a non-empty string")),
     }
 }
 
 /// `_coerce_optional_non_empty_string`.
-fn coerce_optional_non_empty_string(
-    tape: &Tape,
+fn coerce_optional_non_empty_string<'t>(
+    tape: &'t Tape,
     node: Option<Node>,
     field: &str,
-) -> Result<Option<Node>> {
+) -> Result<Option<Cow<'t, str>>> {
     match node {
         None | Some(Node::Null) => Ok(None),
         other => coerce_required_string(tape, other, field).map(Some),
@@ -403,22 +408,21 @@ fn positive(value: i128, field: &str) -> Result<i128> {
 }
 
 /// Normalized distributed identity.
-#[derive(Clone, Copy)]
-struct DistIdentity {
-    job_id: Option<Node>,
+struct DistIdentity<'t> {
+    job_id: Option<Cow<'t, str>>,
     rank: i128,
     local_rank: i128,
     world_size: i128,
 }
 
 /// `resolve_distributed_identity` without environment (loaders never pass one).
-fn resolve_identity(
-    tape: &Tape,
+fn resolve_identity<'t>(
+    tape: &'t Tape,
     job_id: Option<Node>,
     rank: Option<Node>,
     local_rank: Option<Node>,
     world_size: Option<Node>,
-) -> Result<DistIdentity> {
+) -> Result<DistIdentity<'t>> {
     let not_null = |n: Option<Node>| n.filter(|v| *v != Node::Null);
     let job_id = not_null(job_id);
     let rank_raw = not_null(rank);
@@ -471,7 +475,7 @@ struct Draft<'x> {
     free: Option<i128>,
     total: Option<i128>,
     context: Option<Cow<'x, str>>,
-    identity: DistIdentity,
+    identity: DistIdentity<'x>,
     session_id: Cow<'x, str>,
 }
 
@@ -916,11 +920,11 @@ fn convert_schema_record(
 
     let draft = Draft {
         timestamp_ns,
-        event_type: tape.text_of(event_type),
-        collector: tape.text_of(collector),
+        event_type,
+        collector,
         sampling_interval_ms,
         pid,
-        host: tape.text_of(host),
+        host,
         allocated,
         reserved,
         active,
@@ -929,7 +933,7 @@ fn convert_schema_record(
         used,
         free,
         total,
-        context: context.map(|c| tape.text_of(c)),
+        context,
         identity,
         session_id,
     };
@@ -1132,17 +1136,9 @@ fn convert_legacy_record(
     };
     // event_type = record.get("event_type", record.get("type", "sample"))
     let event_type = if slots.has(K::EventType) {
-        tape.text_of(coerce_required_string(
-            tape,
-            slots.get(K::EventType),
-            "event_type",
-        )?)
+        coerce_required_string(tape, slots.get(K::EventType), "event_type")?
     } else if slots.has(K::Type) {
-        tape.text_of(coerce_required_string(
-            tape,
-            slots.get(K::Type),
-            "event_type",
-        )?)
+        coerce_required_string(tape, slots.get(K::Type), "event_type")?
     } else {
         Cow::Borrowed("sample")
     };
@@ -1163,9 +1159,9 @@ fn convert_legacy_record(
         -1
     };
     let host = if slots.has(K::Host) {
-        tape.text_of(coerce_required_string(tape, slots.get(K::Host), "host")?)
+        coerce_required_string(tape, slots.get(K::Host), "host")?
     } else if let Some(h) = meta("host") {
-        tape.text_of(coerce_required_string(tape, Some(h), "host")?)
+        coerce_required_string(tape, Some(h), "host")?
     } else {
         Cow::Borrowed("unknown")
     };
@@ -1195,7 +1191,7 @@ fn convert_legacy_record(
     } else {
         slots.get(K::Message)
     };
-    let context = coerce_string(tape, context_node, "context", true)?.map(|n| tape.text_of(n));
+    let context = coerce_string(tape, context_node, "context", true)?;
 
     let draft = Draft {
         timestamp_ns,
@@ -1410,7 +1406,7 @@ fn finish(c: Converted<'_>, sink: &mut RecordSink<'_>) -> Result<(Event, RecordE
         device_used_bytes: fit_opt(d.used, "device_used_bytes")?,
         device_total_bytes: fit_opt(d.total, "device_total_bytes")?,
     };
-    let pid = fit(d.pid, "pid")?;
+    let pid = d.pid;
 
     let strings = &mut *sink.strings;
     let cache = &mut *sink.cache;
@@ -1421,8 +1417,8 @@ fn finish(c: Converted<'_>, sink: &mut RecordSink<'_>) -> Result<(Event, RecordE
         None => NO_STR,
     };
     let host = strings.intern_cached(&d.host, &mut cache.host);
-    let job_id = match d.identity.job_id {
-        Some(n) => strings.intern_cached(&tape.text_of(n), &mut cache.job_id),
+    let job_id = match &d.identity.job_id {
+        Some(text) => strings.intern_cached(text, &mut cache.job_id),
         None => NO_STR,
     };
     let mut event_flags = 0;
