@@ -39,8 +39,9 @@ pub fn contains_collective_token(text: &[u8]) -> bool {
 /// each candidate's first letter.
 fn has_needle(hay: &[u8]) -> bool {
     let at = |i: usize, needle: &[u8]| hay.get(i..i + needle.len()) == Some(needle);
-    for i in 0..hay.len().saturating_sub(3) {
-        let hit = match hay[i] {
+    let starts = hay.len().saturating_sub(3);
+    for (i, &first) in hay[..starts].iter().enumerate() {
+        let hit = match first {
             b'n' => at(i, b"nccl"),
             b'c' => at(i, b"collective") || at(i, b"communication"),
             b'a' => at(i, b"allreduce") || at(i, b"allgather"),

@@ -172,6 +172,9 @@ struct ListOutcome {
     grouper: SessionGrouper,
     non_object: Option<LoadError>,
     record: Option<LoadError>,
+    /// A record stormlog accepts but whose values exceed our 64-bit storage: reported
+    /// only when stormlog would report nothing else.
+    beyond: Option<LoadError>,
     /// Distinct raw `session_id` values of the records (for the tracker summary check).
     raw_session_ids: Vec<Option<String>>,
 }
@@ -218,10 +221,20 @@ fn stream_records(
                     cache: &mut ctx.cache,
                 };
                 match convert_record(&ctx.tape, 0, &mut sink) {
-                    Ok((event, extras)) => out.grouper.push(event, extras),
+                    Ok((event, extras)) => {
+                        if out.beyond.is_none() {
+                            out.grouper.push(event, extras);
+                        }
+                    }
                     Err(e) => {
                         let line = input.line_of(record_offset);
-                        out.record = Some(record_error(input, e, Some(index), line));
+                        let beyond = e.beyond_stormlog;
+                        let error = Some(record_error(input, e, Some(index), line));
+                        if !beyond {
+                            out.record = error;
+                        } else if out.beyond.is_none() {
+                            out.beyond = error;
+                        }
                         out.grouper = SessionGrouper::default(); // no longer needed
                     }
                 }
@@ -349,12 +362,15 @@ fn expect_end(input: &mut Input<'_>) -> Result<(), LoadError> {
     }
 }
 
-/// A list's deferred errors in Python's order: non-object elements, then records.
-fn take_list(list: ListOutcome) -> Result<ListOutcome, LoadError> {
-    if let Some(e) = list.non_object {
-        return Err(e);
-    }
-    if let Some(e) = list.record {
+/// A list's deferred errors in Python's order: non-object elements, then records,
+/// then (beyond stormlog) values too big for us.
+fn take_list(mut list: ListOutcome) -> Result<ListOutcome, LoadError> {
+    if let Some(e) = list
+        .non_object
+        .take()
+        .or(list.record.take())
+        .or(list.beyond.take())
+    {
         return Err(e);
     }
     Ok(list)
@@ -630,6 +646,7 @@ fn parse_jsonl_inner(
 ) -> Result<(), LoadError> {
     let mut line_no: u64 = 0;
     let mut pending: Option<LoadError> = None;
+    let mut beyond: Option<LoadError> = None;
     loop {
         let end = loop {
             if let Some(end) = line_end(input.data(), input.at_eof()) {
@@ -671,6 +688,12 @@ fn parse_jsonl_inner(
                     };
                     match convert_record(&ctx.tape, 0, &mut sink) {
                         Ok((event, extras)) => grouper.push(event, extras),
+                        Err(e) if e.beyond_stormlog => {
+                            // stormlog reads on: only its own errors outrank this one.
+                            if beyond.is_none() {
+                                beyond = Some(record_error(input, e, None, Some(line_no)));
+                            }
+                        }
                         Err(e) => return Err(record_error(input, e, None, Some(line_no))),
                     }
                 }
@@ -704,5 +727,8 @@ fn parse_jsonl_inner(
         }
         input.consume(end);
     }
-    Ok(())
+    match beyond {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }

@@ -20,6 +20,9 @@ use crate::py::py_repr_str;
 pub struct RecordError {
     pub field: Option<String>,
     pub message: String,
+    /// stormlog accepts the record; only our 64-bit storage cannot hold a value.
+    /// Such an error ranks below every error stormlog itself would raise.
+    pub beyond_stormlog: bool,
 }
 
 type Result<T> = std::result::Result<T, RecordError>;
@@ -28,6 +31,7 @@ fn fail<T>(field: &str, message: impl Into<String>) -> Result<T> {
     Err(RecordError {
         field: Some(field.to_string()),
         message: message.into(),
+        beyond_stormlog: false,
     })
 }
 
@@ -329,7 +333,11 @@ fn out_of_range(field: &str) -> String {
 
 /// A validated value that the compact event stores as `i64`.
 fn fit(value: i128, field: &str) -> Result<i64> {
-    i64::try_from(value).or_else(|_| fail(field, out_of_range(field)))
+    i64::try_from(value).map_err(|_| RecordError {
+        field: Some(field.to_string()),
+        message: out_of_range(field),
+        beyond_stormlog: true,
+    })
 }
 
 fn fit_opt(value: Option<i128>, field: &str) -> Result<Option<i64>> {
