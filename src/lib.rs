@@ -14,6 +14,8 @@ pub mod app;
 #[cfg(target_arch = "wasm32")]
 pub mod protocol;
 #[cfg(target_arch = "wasm32")]
+pub mod trace_job;
+#[cfg(target_arch = "wasm32")]
 pub mod worker;
 
 #[cfg(target_arch = "wasm32")]

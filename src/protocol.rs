@@ -49,6 +49,98 @@ pub enum RequestBody {
         #[serde(default)]
         chunk_bytes: Option<u32>,
     },
+    /// Load the traces (streamed from the blobs) and run stormlog's collective
+    /// attribution on the selected session; answered by [`ResponseBody::Attributed`],
+    /// after [`ResponseBody::Progress`] while reading.
+    Attribute {
+        files: Vec<NamedBlob>,
+        settings: AttributeSettings,
+    },
+}
+
+/// Attribution settings, as on the command line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttributeSettings {
+    /// `low`, `medium` or `high` (trimmed, any case).
+    pub preset: String,
+    /// stormlog override fields and their values.
+    #[serde(default)]
+    pub overrides: Vec<(String, shardscope_core::attribution::OverrideValue)>,
+    /// Analyse this session instead of the default one.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// Attach each interval's phase.
+    #[serde(default)]
+    pub phases: bool,
+}
+
+impl Default for AttributeSettings {
+    fn default() -> Self {
+        AttributeSettings {
+            preset: "medium".to_string(),
+            overrides: Vec::new(),
+            session_id: None,
+            phases: false,
+        }
+    }
+}
+
+/// One attributed interval, flattened for the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IntervalRow {
+    pub rank: i64,
+    pub interval_start_ns: i64,
+    pub interval_end_ns: i64,
+    /// `collective_confident`, `collective_likely` or `collective_suspect`.
+    pub classification: String,
+    pub confidence: f64,
+    pub reason_codes: Vec<String>,
+    pub marker_hits: u64,
+    pub synchronized_ranks: u64,
+    pub expected_world_size: i64,
+    pub synchrony_ratio: f64,
+    pub peak_gap_bytes: i64,
+    pub peak_gap_ratio: Option<f64>,
+    pub robust_zscore: f64,
+    /// The phase path (or the ambiguous candidates), with `phases`.
+    pub phase: Option<String>,
+}
+
+/// A session found in the loaded files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub status: String,
+    pub events: u64,
+    /// Synthesized from per-rank files.
+    pub distributed: bool,
+}
+
+/// A file that could not be loaded (the others still are).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileProblem {
+    /// The file's name ("" when the problem concerns no single file).
+    pub file: String,
+    pub message: String,
+}
+
+/// What attribution found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttributionReport {
+    /// Files given, with their sizes.
+    pub files: Vec<(String, u64)>,
+    /// Events of the analysed session.
+    pub events: u64,
+    pub parse_ms: f64,
+    pub attribute_ms: f64,
+    pub sessions: Vec<SessionInfo>,
+    pub selected_session: Option<String>,
+    /// Time span of the analysed session's events, in ns.
+    pub trace_start_ns: Option<i64>,
+    pub trace_end_ns: Option<i64>,
+    pub rows: Vec<IntervalRow>,
+    /// One per file that failed to load, or a settings problem.
+    pub problems: Vec<FileProblem>,
 }
 
 /// A file (or any blob) handed to the worker, with the name to show in messages.
@@ -84,6 +176,9 @@ pub enum ResponseBody {
     },
     /// The answer to [`RequestBody::ReadBlobInfo`], one entry per blob, in request order.
     BlobInfo { files: Vec<BlobSummary> },
+    /// The answer to [`RequestBody::Attribute`] (also when some files failed: see
+    /// [`AttributionReport::problems`]).
+    Attributed(AttributionReport),
     /// The request failed (or could not be decoded). `message` says what and where,
     /// in words meant for the user.
     Error { message: String },

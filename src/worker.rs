@@ -133,6 +133,24 @@ fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> 
                 Err(message) => ResponseBody::Error { message },
             }
         }
+        RequestBody::Attribute { files, settings } => {
+            let mut progress = |done_bytes, total_bytes, stage: &str| {
+                post(&WorkerResponse {
+                    id,
+                    body: ResponseBody::Progress {
+                        done_bytes,
+                        total_bytes,
+                        stage: stage.to_string(),
+                    },
+                });
+            };
+            if files.is_empty() {
+                return ResponseBody::Error {
+                    message: "No files to analyse.".to_string(),
+                };
+            }
+            ResponseBody::Attributed(crate::trace_job::run(&files, &settings, &mut progress))
+        }
     }
 }
 

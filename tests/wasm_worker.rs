@@ -216,3 +216,82 @@ fn bad_requests_are_answered_with_errors() {
         "{responses:?}"
     );
 }
+
+/// The core runs in the worker on blobs streamed slice by slice, with stormlog's answer.
+#[wasm_bindgen_test]
+fn attribute_request_matches_stormlog_on_a_fixture() {
+    use shardscope_web::protocol::AttributeSettings;
+    let trace = include_bytes!("fixtures/attribution/traces/sync_markers_type.json");
+    let request = WorkerRequest {
+        id: 11,
+        body: RequestBody::Attribute {
+            files: vec![NamedBlob {
+                name: "sync_markers_type.json".into(),
+                blob: blob(trace),
+            }],
+            settings: AttributeSettings::default(),
+        },
+    };
+    let responses = handle(to_js(&request).unwrap());
+    let last = responses.last().expect("a final answer");
+    assert_eq!(last.id, 11);
+    let ResponseBody::Attributed(report) = &last.body else {
+        panic!("unexpected answer {:?}", last.body);
+    };
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    // stormlog 0.4.3's answer (tests/fixtures/attribution/expected/sync_markers_type.medium.json).
+    assert_eq!(report.rows.len(), 4);
+    let first = &report.rows[0];
+    assert_eq!(first.rank, 0);
+    assert_eq!(first.interval_start_ns, 1_700_000_001_880_000_000);
+    assert_eq!(first.interval_end_ns, 1_700_000_002_130_000_000);
+    assert_eq!(first.classification, "collective_confident");
+    assert_eq!(first.confidence, 1.0);
+    assert_eq!(first.peak_gap_bytes, 1_610_612_736);
+    assert_eq!(first.peak_gap_ratio, Some(0.09375));
+    assert_eq!(first.robust_zscore, 683.0136);
+    assert_eq!(
+        report.files,
+        vec![("sync_markers_type.json".to_string(), trace.len() as u64)]
+    );
+    assert!(responses[..responses.len() - 1]
+        .iter()
+        .all(|r| matches!(r.body, ResponseBody::Progress { .. })));
+}
+
+/// A bad file beside a good one: its error is reported, the good one is analysed.
+#[wasm_bindgen_test]
+fn attribute_request_keeps_good_files_beside_a_bad_one() {
+    use shardscope_web::protocol::AttributeSettings;
+    let good = include_bytes!("fixtures/attribution/traces/tui_per_rank_files/rank0_events.json");
+    let request = WorkerRequest {
+        id: 12,
+        body: RequestBody::Attribute {
+            files: vec![
+                NamedBlob {
+                    name: "rank0_events.json".into(),
+                    blob: blob(good),
+                },
+                NamedBlob {
+                    name: "broken.json".into(),
+                    blob: blob(b"[1, 2"),
+                },
+            ],
+            settings: AttributeSettings::default(),
+        },
+    };
+    let responses = handle(to_js(&request).unwrap());
+    let ResponseBody::Attributed(report) = &responses.last().unwrap().body else {
+        panic!("unexpected answer");
+    };
+    assert_eq!(report.problems.len(), 1);
+    assert_eq!(report.problems[0].file, "broken.json");
+    assert!(
+        report.problems[0]
+            .message
+            .contains("Expecting ',' delimiter"),
+        "{}",
+        report.problems[0].message
+    );
+    assert!(report.events > 0, "the good file was loaded");
+}

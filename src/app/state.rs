@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::protocol::BlobSummary;
+use crate::protocol::AttributionReport;
 
 /// The two top-level views.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -104,8 +104,8 @@ pub struct TraceState {
     pub phase: RwSignal<Phase>,
     pub progress: RwSignal<Progress>,
     pub problems: RwSignal<Vec<Problem>>,
-    /// What the worker read, after a successful load.
-    pub files: RwSignal<Vec<BlobSummary>>,
+    /// What attribution found, after a load (also when some files failed).
+    pub report: RwSignal<Option<AttributionReport>>,
     pub elapsed_ms: RwSignal<f64>,
     /// Incremented by every new load; responses of older loads are ignored.
     pub generation: RwSignal<u64>,
@@ -117,7 +117,7 @@ impl TraceState {
             phase: RwSignal::new(Phase::Idle),
             progress: RwSignal::new(Progress::default()),
             problems: RwSignal::new(Vec::new()),
-            files: RwSignal::new(Vec::new()),
+            report: RwSignal::new(None),
             elapsed_ms: RwSignal::new(0.0),
             generation: RwSignal::new(0),
         }
@@ -128,7 +128,7 @@ impl TraceState {
         self.generation.update(|g| *g += 1);
         self.phase.set(Phase::Loading);
         self.problems.set(Vec::new());
-        self.files.set(Vec::new());
+        self.report.set(None);
         self.progress.set(Progress {
             done_bytes: 0,
             total_bytes,

@@ -1,5 +1,6 @@
 //! The trace view: drop or pick stormlog traces (or load the bundled example); the worker
-//! reads them. Attribution results, the timeline and exports come with the next issues.
+//! loads them and runs stormlog's collective attribution, and the intervals are listed.
+//! The timeline, settings and exports come with the next issues.
 
 use leptos::ev::{DragEvent, Event};
 use leptos::prelude::*;
@@ -10,7 +11,7 @@ use web_sys::{Blob, FileList, HtmlInputElement};
 use super::state::{AppState, Phase, Problem, TraceState};
 use super::worker_client::WorkerClient;
 use super::{format_bytes, now_ms};
-use crate::protocol::{NamedBlob, RequestBody, ResponseBody};
+use crate::protocol::{AttributeSettings, FileProblem, NamedBlob, RequestBody, ResponseBody};
 
 /// The bundled example, copied into `dist/examples/` by Trunk.
 pub const EXAMPLE_URL: &str = "./examples/example-8-ranks.json";
@@ -32,10 +33,20 @@ pub fn load_files(
     }
     let total: u64 = files.iter().map(|f| f.blob.size().max(0.0) as u64).sum();
     let generation = trace.begin(total, "sending files to the worker");
-    run_read(trace, client, files, generation);
+    run_attribution(trace, client, files, generation);
 }
 
-fn run_read(
+/// The problems of a report, as shown under the drop zone.
+fn problems_of(list: &[FileProblem]) -> Vec<Problem> {
+    list.iter()
+        .map(|p| Problem {
+            file: (!p.file.is_empty()).then(|| p.file.clone()),
+            message: p.message.clone(),
+        })
+        .collect()
+}
+
+fn run_attribution(
     trace: TraceState,
     client: StoredValue<WorkerClient, LocalStorage>,
     files: Vec<NamedBlob>,
@@ -43,9 +54,9 @@ fn run_read(
 ) {
     let started = now_ms();
     let names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
-    let body = RequestBody::ReadBlobInfo {
+    let body = RequestBody::Attribute {
         files,
-        chunk_bytes: None,
+        settings: AttributeSettings::default(),
     };
     client.with_value(|client| {
         client.request(body, move |response| {
@@ -62,10 +73,17 @@ fn run_read(
                     total_bytes,
                     stage,
                 }),
-                ResponseBody::BlobInfo { files } => {
+                ResponseBody::Attributed(report) => {
                     trace.elapsed_ms.set(now_ms() - started);
-                    trace.files.set(files);
-                    trace.phase.set(Phase::Done);
+                    let problems = problems_of(&report.problems);
+                    // Nothing loaded at all: an error; otherwise results, with any
+                    // problems of single files listed beside them.
+                    let nothing = report.sessions.is_empty() && !problems.is_empty();
+                    trace.problems.set(problems);
+                    trace.report.set(Some(report));
+                    trace
+                        .phase
+                        .set(if nothing { Phase::Error } else { Phase::Done });
                 }
                 ResponseBody::Error { message } => {
                     let file = names
@@ -110,7 +128,7 @@ async fn load_example(state: AppState, client: StoredValue<WorkerClient, LocalSt
                 name: EXAMPLE_NAME.to_string(),
                 blob,
             }];
-            run_read(trace, client, files, generation);
+            run_attribution(trace, client, files, generation);
         }
         Ok(_) => {}
         Err(message) => {
@@ -181,9 +199,8 @@ pub fn TraceView() -> impl IntoView {
     };
 
     let loading = move || trace.phase.get() == Phase::Loading;
-    let bytes_read = move || {
-        let total: u64 = trace.files.get().iter().map(|f| f.bytes_read).sum();
-        total.to_string()
+    let report_attr = move |f: fn(&crate::protocol::AttributionReport) -> String| {
+        move || trace.report.get().as_ref().map(f)
     };
     let status_text = move || match trace.phase.get() {
         Phase::Idle => "No trace loaded yet.".to_string(),
@@ -196,17 +213,25 @@ pub fn TraceView() -> impl IntoView {
                 format_bytes(p.total_bytes)
             )
         }
-        Phase::Done => {
-            let files = trace.files.get();
-            let bytes: u64 = files.iter().map(|f| f.bytes_read).sum();
-            format!(
-                "Read {} file{} ({}) in the worker in {:.0} ms. Attribution arrives with the next version.",
-                files.len(),
-                if files.len() == 1 { "" } else { "s" },
-                format_bytes(bytes),
-                trace.elapsed_ms.get()
-            )
-        }
+        Phase::Done => match trace.report.get() {
+            Some(r) => {
+                let bytes: u64 = r.files.iter().map(|(_, size)| size).sum();
+                format!(
+                    "Analysed {} events from {} file{} ({}): parsed in {:.0} ms, attributed in {:.0} ms{}.",
+                    r.events,
+                    r.files.len(),
+                    if r.files.len() == 1 { "" } else { "s" },
+                    format_bytes(bytes),
+                    r.parse_ms,
+                    r.attribute_ms,
+                    match &r.selected_session {
+                        Some(id) if r.sessions.len() > 1 => format!(" (session {id} of {})", r.sessions.len()),
+                        _ => String::new(),
+                    }
+                )
+            }
+            None => "Done.".to_string(),
+        },
         Phase::Error => "The trace could not be loaded; see below.".to_string(),
     };
 
@@ -255,8 +280,11 @@ pub fn TraceView() -> impl IntoView {
             role="status"
             aria-live="polite"
             data-state=move || trace.phase.get().as_str()
-            data-files=move || trace.files.get().len().to_string()
-            data-bytes=bytes_read
+            data-files=report_attr(|r| r.files.len().to_string())
+            data-bytes=report_attr(|r| r.files.iter().map(|(_, s)| s).sum::<u64>().to_string())
+            data-events=report_attr(|r| r.events.to_string())
+            data-parse-ms=report_attr(|r| format!("{:.1}", r.parse_ms))
+            data-attribute-ms=report_attr(|r| format!("{:.1}", r.attribute_ms))
         >
             {status_text}
         </div>
@@ -278,28 +306,83 @@ pub fn TraceView() -> impl IntoView {
                 </li>
             </For>
         </ul>
-        <Show when=move || !trace.files.get().is_empty()>
-            <table class="file-table">
-                <caption>"Files read by the worker"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"File"</th>
-                        <th scope="col" class="num">"Size"</th>
-                        <th scope="col" class="num">"Lines"</th>
-                        <th scope="col" class="num">"Slices"</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    <For each=move || trace.files.get().into_iter().enumerate() key=|(i, f)| (*i, f.name.clone()) let((_, file))>
-                        <tr>
-                            <td>{file.name.clone()}</td>
-                            <td class="num">{format_bytes(file.bytes_read)}</td>
-                            <td class="num">{file.lines}</td>
-                            <td class="num">{file.chunks}</td>
-                        </tr>
-                    </For>
-                </tbody>
-            </table>
+        <Show when=move || trace.report.get().is_some()>
+            <Results />
         </Show>
+    }
+}
+
+/// The attributed intervals of the last load, one row each.
+#[component]
+fn Results() -> impl IntoView {
+    let trace = expect_context::<AppState>().trace;
+    let rows = move || trace.report.get().map(|r| r.rows).unwrap_or_default();
+    let count = move || rows().len();
+    view! {
+        <section class="results" aria-labelledby="results-title">
+            <h3 id="results-title">
+                <span data-testid="attribution-count">{count}</span>
+                {move || if count() == 1 { " interval attributed to collective communication" } else { " intervals attributed to collective communication" }}
+            </h3>
+            <Show
+                when=move || { count() > 0 }
+                fallback=|| view! { <p class="hint">"No memory spike in this trace is attributed to collective communication with these settings."</p> }
+            >
+                <div class="table-scroll">
+                    <table class="results-table">
+                        <thead>
+                            <tr>
+                                <th scope="col" class="num">"Rank"</th>
+                                <th scope="col" class="num">"Start (s)"</th>
+                                <th scope="col" class="num">"Duration (ms)"</th>
+                                <th scope="col">"Classification"</th>
+                                <th scope="col" class="num">"Confidence"</th>
+                                <th scope="col" class="num">"Peak gap"</th>
+                                <th scope="col" class="num">"Ranks in sync"</th>
+                                <th scope="col" class="num">"Markers"</th>
+                                <th scope="col">"Reasons"</th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            <For
+                                each=move || rows().into_iter().enumerate()
+                                key=|(i, r)| (*i, r.rank, r.interval_start_ns)
+                                let((_, r))
+                            >
+                                {
+                                    let start_s = trace
+                                        .report
+                                        .get_untracked()
+                                        .and_then(|rep| rep.trace_start_ns)
+                                        .map_or(0.0, |t0| (r.interval_start_ns - t0) as f64 / 1e9);
+                                    let duration_ms = (r.interval_end_ns - r.interval_start_ns) as f64 / 1e6;
+                                    let class_label = r.classification.trim_start_matches("collective_").to_string();
+                                    view! {
+                                        <tr
+                                            data-testid="attribution-row"
+                                            data-rank=r.rank.to_string()
+                                            data-start-ns=r.interval_start_ns.to_string()
+                                            data-end-ns=r.interval_end_ns.to_string()
+                                            data-classification=r.classification.clone()
+                                            data-confidence=r.confidence.to_string()
+                                        >
+                                            <td class="num">{r.rank}</td>
+                                            <td class="num">{format!("{start_s:.3}")}</td>
+                                            <td class="num">{format!("{duration_ms:.0}")}</td>
+                                            <td><span class=format!("badge {}", r.classification)>{class_label}</span></td>
+                                            <td class="num">{format!("{:.3}", r.confidence)}</td>
+                                            <td class="num">{format_bytes(r.peak_gap_bytes.max(0) as u64)}</td>
+                                            <td class="num">{format!("{}/{}", r.synchronized_ranks, r.expected_world_size)}</td>
+                                            <td class="num">{r.marker_hits}</td>
+                                            <td class="reasons">{r.reason_codes.join(", ")}</td>
+                                        </tr>
+                                    }
+                                }
+                            </For>
+                        </tbody>
+                    </table>
+                </div>
+            </Show>
+        </section>
     }
 }

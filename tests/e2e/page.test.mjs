@@ -1,9 +1,58 @@
 // The page: loads cleanly, talks to its worker, switches views by keyboard, reads files.
-import { statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { assert, byTestId, coreVersion, ROOT, waitForAttr } from './assert.mjs';
 
 const EXAMPLE = path.join(ROOT, 'public/examples/example-8-ranks.json');
+const FIXTURES = path.join(ROOT, 'tests/fixtures/attribution');
+const PER_RANK = path.join(FIXTURES, 'traces/tui_per_rank_files');
+
+/** stormlog 0.4.3's own answer for a fixture case and preset. */
+function expected(name, preset = 'medium') {
+  return JSON.parse(readFileSync(path.join(FIXTURES, 'expected', `${name}.${preset}.json`), 'utf8'));
+}
+
+/** Drop files (name → text) on the drop zone, as a browser drag and drop does. */
+async function dropFiles(page, files) {
+  await page.evaluate((entries) => {
+    const dt = new DataTransfer();
+    for (const [name, text] of entries) dt.items.add(new File([text], name, { type: 'application/json' }));
+    const zone = document.querySelector('[data-testid="trace-drop-zone"]');
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      zone.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+    }
+  }, files);
+}
+
+/** The attribution rows as shown, compared with stormlog's output value by value. */
+async function assertRowsMatch(page, want) {
+  await page.waitForSelector('[data-testid="attribution-count"]');
+  assert.equal(await byTestId(page, 'attribution-count').innerText(), String(want.length));
+  const rows = await page.$$eval('[data-testid="attribution-row"]', (trs) => trs.map((tr) => ({
+    rank: tr.dataset.rank,
+    start: tr.dataset.startNs,
+    end: tr.dataset.endNs,
+    classification: tr.dataset.classification,
+    confidence: tr.dataset.confidence,
+  })));
+  assert.equal(rows.length, want.length);
+  // Timestamps exceed 2^53: compare their decimal text, taken from the raw JSON.
+  want.forEach((w, i) => {
+    assert.equal(rows[i].rank, String(w.rank), `row ${i} rank`);
+    assert.equal(BigInt(rows[i].start), BigInt(w.interval_start_ns_text), `row ${i} start`);
+    assert.equal(BigInt(rows[i].end), BigInt(w.interval_end_ns_text), `row ${i} end`);
+    assert.equal(rows[i].classification, w.classification, `row ${i} classification`);
+    assert.equal(Number(rows[i].confidence), w.confidence, `row ${i} confidence`);
+  });
+}
+
+/** Expected rows with the exact decimal text of their timestamps. */
+function expectedRows(name, preset = 'medium') {
+  const text = readFileSync(path.join(FIXTURES, 'expected', `${name}.${preset}.json`), 'utf8');
+  const starts = [...text.matchAll(/"interval_start_ns":\s*(\d+)/g)].map((m) => m[1]);
+  const ends = [...text.matchAll(/"interval_end_ns":\s*(\d+)/g)].map((m) => m[1]);
+  return expected(name, preset).map((row, i) => ({ ...row, interval_start_ns_text: starts[i], interval_end_ns_text: ends[i] }));
+}
 
 async function open(page, baseUrl, fragment = '') {
   const response = await page.goto(`${baseUrl}${fragment}`);
@@ -82,49 +131,41 @@ export const tests = [
     },
   },
   {
-    name: 'dropped files are read by the worker',
+    name: 'dropped per-rank files are combined and attributed exactly as stormlog does',
     async run({ page, baseUrl }) {
       await open(page, baseUrl);
-      const sizes = await page.evaluate(() => {
-        const a = '{"events": []}\n'.repeat(1000);
-        const b = 'x'.repeat(4097);
-        const dt = new DataTransfer();
-        dt.items.add(new File([a], 'rank0.json', { type: 'application/json' }));
-        dt.items.add(new File([b], 'rank1.jsonl'));
-        const zone = document.querySelector('[data-testid="trace-drop-zone"]');
-        for (const type of ['dragenter', 'dragover', 'drop']) {
-          zone.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
-        }
-        return [a.length, b.length];
-      });
+      const names = readdirSync(PER_RANK).sort();
+      const files = names.map((n) => [n, readFileSync(path.join(PER_RANK, n), 'utf8')]);
+      await dropFiles(page, files);
       await waitForAttr(page, 'trace-status', 'data-state', 'done');
       const status = byTestId(page, 'trace-status');
-      assert.equal(await status.getAttribute('data-files'), '2');
-      assert.equal(await status.getAttribute('data-bytes'), String(sizes[0] + sizes[1]));
-      const rows = await page.locator('.file-table tbody tr').allInnerTexts();
-      assert.equal(rows.length, 2);
-      assert.match(rows[0], /rank0\.json/);
-      assert.match(rows[0], /1000/, 'rank0.json has 1000 lines');
-      assert.match(rows[1], /rank1\.jsonl/);
+      assert.equal(await status.getAttribute('data-files'), String(names.length));
+      const bytes = names.reduce((sum, n) => sum + statSync(path.join(PER_RANK, n)).size, 0);
+      assert.equal(await status.getAttribute('data-bytes'), String(bytes));
+      assert.ok(Number(await status.getAttribute('data-events')) > 100, 'events counted');
+      assert.ok(Number(await status.getAttribute('data-parse-ms')) >= 0);
+      assert.ok(Number(await status.getAttribute('data-attribute-ms')) >= 0);
+      await assertRowsMatch(page, expectedRows('tui_per_rank_files'));
       assert.equal(await byTestId(page, 'trace-progress').isVisible(), false);
       assert.equal(await byTestId(page, 'trace-error').count(), 0);
     },
   },
   {
-    name: 'files chosen with the file input are read by the worker',
+    name: 'a file chosen with the file input is attributed (JSONL)',
     async run({ page, baseUrl }) {
       await open(page, baseUrl);
-      const content = Buffer.from('{"a": 1}\n{"a": 2}\n');
+      const file = path.join(FIXTURES, 'traces/jsonl_segment.jsonl');
       await byTestId(page, 'trace-file-input').setInputFiles([
-        { name: 'picked.jsonl', mimeType: 'application/json', buffer: content },
+        { name: 'jsonl_segment.jsonl', mimeType: 'application/json', buffer: readFileSync(file) },
       ]);
       await waitForAttr(page, 'trace-status', 'data-state', 'done');
-      assert.equal(await byTestId(page, 'trace-status').getAttribute('data-bytes'), String(content.length));
+      assert.equal(await byTestId(page, 'trace-status').getAttribute('data-bytes'), String(statSync(file).size));
       assert.equal(await byTestId(page, 'trace-status').getAttribute('data-files'), '1');
+      await assertRowsMatch(page, expectedRows('jsonl_segment'));
     },
   },
   {
-    name: 'the example trace loads',
+    name: 'the example trace loads and is attributed',
     async run({ page, baseUrl }) {
       await open(page, baseUrl);
       await byTestId(page, 'load-example').click();
@@ -133,7 +174,37 @@ export const tests = [
         await byTestId(page, 'trace-status').getAttribute('data-bytes'),
         String(statSync(EXAMPLE).size),
       );
-      assert.match(await page.locator('.file-table').innerText(), /example-8-ranks\.json/);
+      // The example is the markers_some_ranks fixture.
+      await assertRowsMatch(page, expectedRows('markers_some_ranks'));
+    },
+  },
+  {
+    name: 'a broken file beside good ones is reported by name, and the good ones are still analysed',
+    async run({ page, baseUrl }) {
+      await open(page, baseUrl);
+      const names = readdirSync(PER_RANK).sort();
+      const files = names.map((n) => [n, readFileSync(path.join(PER_RANK, n), 'utf8')]);
+      files.push(['rank9_events.json', '[{"schema_version": 4, "rank": -1']);
+      await dropFiles(page, files);
+      await waitForAttr(page, 'trace-status', 'data-state', 'done');
+      const errors = byTestId(page, 'trace-error');
+      assert.equal(await errors.count(), 1);
+      assert.equal(await errors.getAttribute('data-file'), 'rank9_events.json');
+      assert.match(await errors.innerText(), /rank9_events\.json/);
+      assert.match(await errors.innerText(), /line 1/);
+      await assertRowsMatch(page, expectedRows('tui_per_rank_files'));
+    },
+  },
+  {
+    name: 'a file that is not a trace is an actionable error with its name',
+    async run({ page, baseUrl }) {
+      await open(page, baseUrl);
+      await dropFiles(page, [['notes.json', '{"hello": "world"}']]);
+      await waitForAttr(page, 'trace-status', 'data-state', 'error');
+      const error = byTestId(page, 'trace-error');
+      assert.equal(await error.count(), 1);
+      assert.equal(await error.getAttribute('data-file'), 'notes.json');
+      assert.match(await error.innerText(), /JSON payload does not contain telemetry events.*notes\.json/);
     },
   },
   {
