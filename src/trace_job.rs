@@ -5,7 +5,7 @@ use std::io::Read;
 
 use shardscope_core::attribution::{attribute, AttributionConfig, AttributionResult};
 use shardscope_core::phases::PhaseReplayIndex;
-use shardscope_core::trace::fs::join;
+use shardscope_core::trace::fs::{children_among, kind_among};
 use shardscope_core::trace::{load, LoadOptions, LoadProgress, PathKind, TraceFs};
 use wasm_bindgen::JsCast;
 use web_sys::Blob;
@@ -43,6 +43,10 @@ impl BlobFs {
         roots
     }
 
+    fn names(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(|(n, _)| n.as_str())
+    }
+
     fn blob(&self, path: &str) -> Option<&Blob> {
         let path = path.trim_matches('/');
         self.files.iter().find(|(n, _)| n == path).map(|(_, b)| b)
@@ -55,34 +59,11 @@ fn blob_size(blob: &Blob) -> u64 {
 
 impl TraceFs for BlobFs {
     fn kind(&self, path: &str) -> PathKind {
-        let path = path.trim_matches('/');
-        if self.blob(path).is_some() {
-            return PathKind::File;
-        }
-        let prefix = format!("{path}/");
-        if path.is_empty() || self.files.iter().any(|(n, _)| n.starts_with(&prefix)) {
-            PathKind::Dir
-        } else {
-            PathKind::Missing
-        }
+        kind_among(self.names(), path.trim_start_matches('/'))
     }
 
     fn list_dir(&self, path: &str) -> Vec<String> {
-        let path = path.trim_matches('/');
-        let prefix = if path.is_empty() {
-            String::new()
-        } else {
-            format!("{path}/")
-        };
-        let mut out: Vec<String> = self
-            .files
-            .iter()
-            .filter_map(|(n, _)| n.strip_prefix(&prefix))
-            .map(|rest| join(path, rest.split('/').next().unwrap_or(rest)))
-            .collect();
-        out.sort();
-        out.dedup();
-        out
+        children_among(self.names(), path.trim_start_matches('/'))
     }
 
     fn open(&self, path: &str) -> std::io::Result<Box<dyn Read + '_>> {

@@ -52,6 +52,42 @@ pub fn join(dir: &str, name: &str) -> String {
     }
 }
 
+/// What `path` names among a flat list of file paths (folders are implied by the
+/// paths' prefixes): the shared rule of [`MemFs`] and the worker's dropped files.
+pub fn kind_among<'a>(mut names: impl Iterator<Item = &'a str>, path: &str) -> PathKind {
+    let path = path.trim_end_matches('/');
+    let prefix = format!("{path}/");
+    let mut dir = path.is_empty();
+    for name in &mut names {
+        if name == path {
+            return PathKind::File;
+        }
+        dir |= name.starts_with(&prefix);
+    }
+    if dir {
+        PathKind::Dir
+    } else {
+        PathKind::Missing
+    }
+}
+
+/// The direct children (files and folders) of `path` among a flat list of file paths, sorted.
+pub fn children_among<'a>(names: impl Iterator<Item = &'a str>, path: &str) -> Vec<String> {
+    let path = path.trim_end_matches('/');
+    let prefix = if path.is_empty() {
+        String::new()
+    } else {
+        format!("{path}/")
+    };
+    let mut out: Vec<String> = names
+        .filter_map(|name| name.strip_prefix(&prefix))
+        .map(|rest| join(path, rest.split('/').next().unwrap_or(rest)))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Files held in memory: tests, and the browser (where the worker reads Blobs
 /// through its own implementation of [`TraceFs`]).
 #[derive(Debug, Default, Clone)]
@@ -72,37 +108,11 @@ impl MemFs {
 
 impl TraceFs for MemFs {
     fn kind(&self, path: &str) -> PathKind {
-        let path = path.trim_end_matches('/');
-        if self.files.contains_key(path) {
-            return PathKind::File;
-        }
-        let prefix = format!("{path}/");
-        if path.is_empty() || self.files.keys().any(|k| k.starts_with(&prefix)) {
-            PathKind::Dir
-        } else {
-            PathKind::Missing
-        }
+        kind_among(self.files.keys().map(String::as_str), path)
     }
 
     fn list_dir(&self, path: &str) -> Vec<String> {
-        let path = path.trim_end_matches('/');
-        let prefix = if path.is_empty() {
-            String::new()
-        } else {
-            format!("{path}/")
-        };
-        let mut out: Vec<String> = self
-            .files
-            .keys()
-            .filter_map(|k| k.strip_prefix(&prefix))
-            .map(|rest| match rest.find('/') {
-                Some(i) => join(path, &rest[..i]),
-                None => join(path, rest),
-            })
-            .collect();
-        out.sort();
-        out.dedup();
-        out
+        children_among(self.files.keys().map(String::as_str), path)
     }
 
     fn open(&self, path: &str) -> std::io::Result<Box<dyn Read + '_>> {

@@ -305,6 +305,11 @@ impl<'t> Slots<'t> {
         self.values[k as usize].map(|i| self.tape.nodes[i])
     }
 
+    /// `_coerce_optional_int(record.get(key), key)`: absent and null are `None`.
+    fn optional_int(&self, k: K) -> Result<Option<i128>> {
+        coerce_optional_int(self.tape, self.get(k), field_name(k))
+    }
+
     /// `record.get(key)` treating JSON `null` like an absent key.
     fn get_non_null(&self, k: K) -> Option<Node> {
         self.get(k).filter(|n| *n != Node::Null)
@@ -889,16 +894,8 @@ fn convert_schema_record(
     };
     let allocated = core(K::AllocatorAllocated)?;
     let reserved = core(K::AllocatorReserved)?;
-    let active = coerce_optional_int(
-        tape,
-        slots.get(K::AllocatorActive),
-        "allocator_active_bytes",
-    )?;
-    let inactive = coerce_optional_int(
-        tape,
-        slots.get(K::AllocatorInactive),
-        "allocator_inactive_bytes",
-    )?;
+    let active = slots.optional_int(K::AllocatorActive)?;
+    let inactive = slots.optional_int(K::AllocatorInactive)?;
     let change = core(K::AllocatorChange)?;
     range(
         allocated,
@@ -1105,16 +1102,8 @@ fn convert_legacy_record(
     } else {
         0
     };
-    let active = coerce_optional_int(
-        tape,
-        slots.get_non_null(K::AllocatorActive),
-        "allocator_active_bytes",
-    )?;
-    let inactive = coerce_optional_int(
-        tape,
-        slots.get_non_null(K::AllocatorInactive),
-        "allocator_inactive_bytes",
-    )?;
+    let active = slots.optional_int(K::AllocatorActive)?;
+    let inactive = slots.optional_int(K::AllocatorInactive)?;
     let used = if slots.has(K::DeviceUsed) {
         coerce_int(tape, slots.get(K::DeviceUsed), "device_used_bytes")?
     } else {
