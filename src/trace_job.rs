@@ -12,7 +12,7 @@ use web_sys::Blob;
 
 use crate::protocol::{
     AttributeSettings, AttributionReport, FileProblem, IntervalRow, NamedBlob, SessionInfo,
-    DEFAULT_CHUNK_BYTES,
+    TRACE_CHUNK_BYTES,
 };
 use crate::worker::BlobReader;
 
@@ -71,7 +71,7 @@ impl TraceFs for BlobFs {
             std::io::Error::new(std::io::ErrorKind::NotFound, "no such dropped file")
         })?;
         let reader =
-            BlobReader::new(blob.clone(), DEFAULT_CHUNK_BYTES).map_err(std::io::Error::other)?;
+            BlobReader::new(blob.clone(), TRACE_CHUNK_BYTES).map_err(std::io::Error::other)?;
         Ok(Box::new(reader))
     }
 

@@ -343,46 +343,59 @@ fn Results() -> impl IntoView {
                                 <th scope="col">"Reasons"</th>
                             </tr>
                         </thead>
-                        <tbody>
-                            <For
-                                each=move || rows().into_iter().enumerate()
-                                key=|(i, r)| (*i, r.rank, r.interval_start_ns)
-                                let((_, r))
-                            >
-                                {
-                                    let start_s = trace
-                                        .report
-                                        .get_untracked()
-                                        .and_then(|rep| rep.trace_start_ns)
-                                        .map_or(0.0, |t0| (r.interval_start_ns - t0) as f64 / 1e9);
-                                    let duration_ms = (r.interval_end_ns - r.interval_start_ns) as f64 / 1e6;
-                                    let class_label = r.classification.trim_start_matches("collective_").to_string();
-                                    view! {
-                                        <tr
-                                            data-testid="attribution-row"
-                                            data-rank=r.rank.to_string()
-                                            data-start-ns=r.interval_start_ns.to_string()
-                                            data-end-ns=r.interval_end_ns.to_string()
-                                            data-classification=r.classification.clone()
-                                            data-confidence=r.confidence.to_string()
-                                        >
-                                            <td class="num">{r.rank}</td>
-                                            <td class="num">{format!("{start_s:.3}")}</td>
-                                            <td class="num">{format!("{duration_ms:.0}")}</td>
-                                            <td><span class=format!("badge {}", r.classification)>{class_label}</span></td>
-                                            <td class="num">{format!("{:.3}", r.confidence)}</td>
-                                            <td class="num">{format_bytes(r.peak_gap_bytes.max(0) as u64)}</td>
-                                            <td class="num">{format!("{}/{}", r.synchronized_ranks, r.expected_world_size)}</td>
-                                            <td class="num">{r.marker_hits}</td>
-                                            <td class="reasons">{r.reason_codes.join(", ")}</td>
-                                        </tr>
-                                    }
-                                }
-                            </For>
-                        </tbody>
+                        // Thousands of intervals are normal for long runs: the rows are
+                        // written as one HTML string (values are numbers and the core's
+                        // fixed names, escaped anyway) instead of one reactive node each.
+                        <tbody inner_html=move || rows_html(&trace)></tbody>
                     </table>
                 </div>
             </Show>
         </section>
     }
+}
+
+/// Minimal HTML escaping for text and attribute values.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The `<tr>`s of the results table (with the `attribution-row` test hooks).
+fn rows_html(trace: &TraceState) -> String {
+    use std::fmt::Write;
+    let Some(report) = trace.report.get() else {
+        return String::new();
+    };
+    let t0 = report.trace_start_ns.unwrap_or(0);
+    let mut html = String::with_capacity(report.rows.len() * 600);
+    for r in &report.rows {
+        let start_s = (r.interval_start_ns - t0) as f64 / 1e9;
+        let duration_ms = (r.interval_end_ns - r.interval_start_ns) as f64 / 1e6;
+        let class = escape(&r.classification);
+        let label = escape(r.classification.trim_start_matches("collective_"));
+        let _ = write!(
+            html,
+            "<tr data-testid=\"attribution-row\" data-rank=\"{rank}\" data-start-ns=\"{start}\" \
+             data-end-ns=\"{end}\" data-classification=\"{class}\" data-confidence=\"{conf}\">\
+             <td class=\"num\">{rank}</td><td class=\"num\">{start_s:.3}</td>\
+             <td class=\"num\">{duration_ms:.0}</td>\
+             <td><span class=\"badge {class}\">{label}</span></td>\
+             <td class=\"num\">{conf_text:.3}</td><td class=\"num\">{gap}</td>\
+             <td class=\"num\">{sync}/{world}</td><td class=\"num\">{markers}</td>\
+             <td class=\"reasons\">{reasons}</td></tr>",
+            rank = r.rank,
+            start = r.interval_start_ns,
+            end = r.interval_end_ns,
+            conf = r.confidence,
+            conf_text = r.confidence,
+            gap = escape(&format_bytes(r.peak_gap_bytes.max(0) as u64)),
+            sync = r.synchronized_ranks,
+            world = r.expected_world_size,
+            markers = r.marker_hits,
+            reasons = escape(&r.reason_codes.join(", ")),
+        );
+    }
+    html
 }
