@@ -4,11 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use serde::Serialize;
-use shardscope_core::attribution::{
-    attribute, AttributionConfig, AttributionResult, OverrideValue,
-};
-use shardscope_core::phases::PhaseReplayIndex;
-use shardscope_core::trace::{load, LoadError, LoadOptions, StdFs};
+use shardscope_core::analysis::{analyze, export, AnalyzeError, AnalyzeSettings};
+use shardscope_core::attribution::{AttributionResult, OverrideValue};
+use shardscope_core::trace::{LoadError, StdFs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
@@ -30,7 +28,7 @@ struct Args {
 #[derive(Serialize)]
 struct ErrorObject<'a> {
     error: &'a str,
-    file: &'a str,
+    file: Option<&'a str>,
     line: Option<u64>,
     record: Option<u64>,
     field: Option<&'a str>,
@@ -38,10 +36,25 @@ struct ErrorObject<'a> {
 
 struct Failure {
     message: String,
-    file: String,
+    file: Option<String>,
     line: Option<u64>,
     record: Option<u64>,
     field: Option<String>,
+}
+
+impl From<AnalyzeError> for Failure {
+    fn from(e: AnalyzeError) -> Failure {
+        match e {
+            AnalyzeError::Load(e) => e.into(),
+            AnalyzeError::Settings(e) => Failure {
+                message: e.message,
+                file: None,
+                line: None,
+                record: None,
+                field: e.field,
+            },
+        }
+    }
 }
 
 impl From<LoadError> for Failure {
@@ -59,7 +72,7 @@ impl From<LoadError> for Failure {
 fn usage_failure(message: String) -> Failure {
     Failure {
         message,
-        file: String::new(),
+        file: None,
         line: None,
         record: None,
         field: None,
@@ -149,12 +162,12 @@ pub fn run(args: &[String]) -> ExitCode {
         Ok(results) => {
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
-            let written = match parsed.format {
-                Format::Json => write_json(&mut out, &results),
-                Format::Table => write_table(&mut out, &results),
-                Format::Csv => write_csv(&mut out, &results),
+            let text = match parsed.format {
+                Format::Json => export::to_json(&results),
+                Format::Table => export::to_table(&results),
+                Format::Csv => export::to_csv(&results),
             };
-            if written.and_then(|_| out.flush()).is_err() {
+            if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
                 return ExitCode::from(1);
             }
             ExitCode::SUCCESS
@@ -164,29 +177,23 @@ pub fn run(args: &[String]) -> ExitCode {
 }
 
 fn execute(args: &Args) -> Result<Vec<AttributionResult>, Failure> {
-    // Loading comes first, as in stormlog (the settings are resolved when attributing).
-    let options = LoadOptions {
+    let settings = AnalyzeSettings {
+        preset: args.preset.clone(),
+        overrides: args.overrides.clone(),
         session_id: args.session_id.clone(),
-        ..LoadOptions::default()
+        phases: args.phases,
     };
-    let outcome = load(&StdFs, &args.paths, &options, &mut |_| {});
-    if let Some(e) = outcome.errors.into_iter().next() {
+    let analysis = analyze(&StdFs, &args.paths, &settings, true, &mut |_| {});
+    for warning in &analysis.dataset.warnings {
+        eprintln!("shardscope attribute: warning: {}", warning.message);
+    }
+    if let Some(e) = analysis.first_error() {
         return Err(e.into());
     }
-    let config =
-        AttributionConfig::resolve(&args.preset, &args.overrides).map_err(|e| Failure {
-            message: e.message,
-            file: String::new(),
-            line: None,
-            record: None,
-            field: e.field,
-        })?;
-    let dataset = outcome.dataset;
-    let events = dataset.selected_events();
-    let index = args
-        .phases
-        .then(|| PhaseReplayIndex::from_events(events, &dataset.phases));
-    Ok(attribute(events, &config, index.as_ref()))
+    Ok(analysis
+        .attribution
+        .map(|a| a.results)
+        .unwrap_or_default())
 }
 
 fn fail(failure: &Failure, format: Format) -> ExitCode {
@@ -194,7 +201,7 @@ fn fail(failure: &Failure, format: Format) -> ExitCode {
     if format == Format::Json {
         let obj = ErrorObject {
             error: &failure.message,
-            file: &failure.file,
+            file: failure.file.as_deref(),
             line: failure.line,
             record: failure.record,
             field: failure.field.as_deref(),
@@ -206,131 +213,3 @@ fn fail(failure: &Failure, format: Format) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn write_json(out: &mut impl Write, results: &[AttributionResult]) -> std::io::Result<()> {
-    let text = serde_json::to_string_pretty(results).map_err(std::io::Error::other)?;
-    writeln!(out, "{text}")
-}
-
-fn gib(bytes: i64) -> String {
-    format!("{:.2}", bytes as f64 / (1u64 << 30) as f64)
-}
-
-fn phase_label(r: &AttributionResult) -> String {
-    match &r.phase_attribution {
-        Some(Some(p)) => match (&p.phase_path, p.phase_resolution.as_str()) {
-            (Some(path), _) => path.clone(),
-            (None, "ambiguous") => format!("(ambiguous) {}", p.phase_paths.join(" | ")),
-            _ => String::new(),
-        },
-        _ => String::new(),
-    }
-}
-
-fn write_table(out: &mut impl Write, results: &[AttributionResult]) -> std::io::Result<()> {
-    if results.is_empty() {
-        return writeln!(out, "No collective-attributed intervals.");
-    }
-    let with_phases = results.iter().any(|r| r.phase_attribution.is_some());
-    let mut rows: Vec<Vec<String>> = vec![vec![
-        "rank".into(),
-        "start_ns".into(),
-        "end_ns".into(),
-        "dur_ms".into(),
-        "classification".into(),
-        "conf".into(),
-        "markers".into(),
-        "sync".into(),
-        "gap_GiB".into(),
-        "gap_ratio".into(),
-        "z".into(),
-        "reasons".into(),
-    ]];
-    if with_phases {
-        rows[0].push("phase".into());
-    }
-    for r in results {
-        let e = &r.evidence;
-        let mut row = vec![
-            r.rank.to_string(),
-            r.interval_start_ns.to_string(),
-            r.interval_end_ns.to_string(),
-            format!(
-                "{:.1}",
-                (r.interval_end_ns - r.interval_start_ns) as f64 / 1e6
-            ),
-            r.classification.as_str().to_string(),
-            format!("{:.3}", r.confidence),
-            e.marker_hits.to_string(),
-            format!("{}/{}", e.synchronized_ranks, e.expected_world_size),
-            gib(e.peak_gap_bytes),
-            e.peak_gap_ratio
-                .map(|x| format!("{x:.4}"))
-                .unwrap_or_else(|| "-".into()),
-            format!("{:.1}", e.robust_zscore),
-            r.reason_codes.join(","),
-        ];
-        if with_phases {
-            row.push(phase_label(r));
-        }
-        rows.push(row);
-    }
-    let columns = rows[0].len();
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    let numeric = |c: usize| matches!(c, 0..=3 | 5..=10);
-    for row in &rows {
-        let cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, cell)| {
-                if c == columns - 1 {
-                    cell.clone()
-                } else if numeric(c) {
-                    format!("{cell:>w$}", w = widths[c])
-                } else {
-                    format!("{cell:<w$}", w = widths[c])
-                }
-            })
-            .collect();
-        writeln!(out, "{}", cells.join("  ").trim_end())?;
-    }
-    writeln!(out, "{} interval(s)", results.len())
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-fn write_csv(out: &mut impl Write, results: &[AttributionResult]) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "rank,interval_start_ns,interval_end_ns,classification,confidence,marker_hits,synchronized_ranks,expected_world_size,synchrony_ratio,peak_gap_bytes,peak_gap_ratio,robust_zscore,reason_codes,phase_path"
-    )?;
-    for r in results {
-        let e = &r.evidence;
-        let fields = [
-            r.rank.to_string(),
-            r.interval_start_ns.to_string(),
-            r.interval_end_ns.to_string(),
-            r.classification.as_str().to_string(),
-            r.confidence.to_string(),
-            e.marker_hits.to_string(),
-            e.synchronized_ranks.to_string(),
-            e.expected_world_size.to_string(),
-            e.synchrony_ratio.to_string(),
-            e.peak_gap_bytes.to_string(),
-            e.peak_gap_ratio.map(|x| x.to_string()).unwrap_or_default(),
-            e.robust_zscore.to_string(),
-            r.reason_codes.join(";"),
-            phase_label(r),
-        ];
-        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        writeln!(out, "{}", line.join(","))?;
-    }
-    Ok(())
-}

@@ -1,6 +1,7 @@
 //! Shardscope's computing core. No web dependencies: everything here runs natively
 //! (CLI, tests, benchmarks) and in WebAssembly (the page's worker) unchanged.
 //!
+//! - [`analysis`]: the attribution pipeline (load, settings, phases, attribute, flatten).
 //! - [`trace`]: stormlog telemetry loading (streamed, validated, compact).
 //! - [`attribution`]: stormlog 0.4.3's collective-memory attribution, exactly.
 //! - [`phases`]: phase replay for attribution's `--phases`.
@@ -9,6 +10,7 @@
 /// The crate version, reported by the CLI and by the worker's ready handshake.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+pub mod analysis;
 pub mod attribution;
 pub mod explorer;
 pub mod json;

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use shardscope_core::analysis::{analyze, AnalyzeSettings};
 use shardscope_core::attribution::{attribute, AttributionConfig, OverrideValue};
-use shardscope_core::phases::PhaseReplayIndex;
 use shardscope_core::trace::{load, LoadOptions, StdFs};
 
 fn fixtures() -> PathBuf {
@@ -36,23 +36,18 @@ fn run(
     session_id: Option<&str>,
     phases: bool,
 ) -> Result<Value, String> {
-    let options = LoadOptions {
+    let settings = AnalyzeSettings {
+        preset: preset.to_string(),
+        overrides: overrides.to_vec(),
         session_id: session_id.map(str::to_string),
-        ..LoadOptions::default()
+        phases,
     };
-    let outcome = load(
-        &StdFs,
-        &[path.to_string_lossy().into_owned()],
-        &options,
-        &mut |_| {},
-    );
-    if let Some(e) = outcome.errors.first() {
+    let paths = [path.to_string_lossy().into_owned()];
+    let analysis = analyze(&StdFs, &paths, &settings, true, &mut |_| {});
+    if let Some(e) = analysis.first_error() {
         return Err(e.to_string());
     }
-    let config = AttributionConfig::resolve(preset, overrides).map_err(|e| e.message)?;
-    let events = outcome.dataset.selected_events();
-    let index = phases.then(|| PhaseReplayIndex::from_events(events, &outcome.dataset.phases));
-    let results = attribute(events, &config, index.as_ref());
+    let results = analysis.attribution.map_err(|e| e.to_string())?.results;
     serde_json::to_value(&results).map_err(|e| e.to_string())
 }
 

@@ -251,7 +251,7 @@ fn bad_files_do_not_discard_good_files_loaded_beside_them() {
         &mut |_| {},
     );
     assert_eq!(outcome.errors.len(), 1);
-    assert_eq!(outcome.errors[0].file, "b.json");
+    assert_eq!(outcome.errors[0].file.as_deref(), Some("b.json"));
     assert!(!outcome.dataset.selected_events().is_empty());
 }
 

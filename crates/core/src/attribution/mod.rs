@@ -19,7 +19,7 @@ pub mod config;
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use config::{AttributionConfig, OverrideValue, Preset, SettingsError, OVERRIDE_FIELDS};
 
@@ -28,7 +28,7 @@ use crate::py::{int_true_div, numpy_mean, numpy_median_sorted, numpy_std_ddof1, 
 use crate::trace::event::{Event, StrId};
 
 /// How confident an interval is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Classification {
     CollectiveSuspect,
@@ -37,6 +37,38 @@ pub enum Classification {
 }
 
 impl Classification {
+    /// From the most to the least confident.
+    pub const ALL: [Classification; 3] = [
+        Classification::CollectiveConfident,
+        Classification::CollectiveLikely,
+        Classification::CollectiveSuspect,
+    ];
+
+    /// The lowest confidence of each class (stormlog's fixed cut-offs); `min_confidence`
+    /// of the settings decides what is reported at all.
+    pub fn lower_bound(self) -> f64 {
+        match self {
+            Classification::CollectiveConfident => 0.8,
+            Classification::CollectiveLikely => 0.6,
+            Classification::CollectiveSuspect => 0.0,
+        }
+    }
+
+    /// The name without its `collective_` prefix (`confident`, `likely`, `suspect`).
+    pub fn short(self) -> &'static str {
+        match self {
+            Classification::CollectiveSuspect => "suspect",
+            Classification::CollectiveLikely => "likely",
+            Classification::CollectiveConfident => "confident",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Classification> {
+        Classification::ALL
+            .into_iter()
+            .find(|c| c.as_str() == name || c.short() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Classification::CollectiveSuspect => "collective_suspect",
@@ -45,14 +77,12 @@ impl Classification {
         }
     }
 
+    /// stormlog's `>= 0.8` confident, `>= 0.6` likely, else suspect.
     fn from_confidence(confidence: f64) -> Classification {
-        if confidence >= 0.8 {
-            Classification::CollectiveConfident
-        } else if confidence >= 0.6 {
-            Classification::CollectiveLikely
-        } else {
-            Classification::CollectiveSuspect
-        }
+        Classification::ALL
+            .into_iter()
+            .find(|c| confidence >= c.lower_bound())
+            .unwrap_or(Classification::CollectiveSuspect)
     }
 }
 

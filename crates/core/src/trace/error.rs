@@ -33,8 +33,9 @@ pub enum LoadErrorKind {
 pub struct LoadError {
     pub kind: LoadErrorKind,
     pub message: String,
-    /// The file's name (not its full path).
-    pub file: String,
+    /// The file's name (not its full path); `None` when no single file is at fault
+    /// (e.g. a requested session that no file holds).
+    pub file: Option<String>,
     /// 1-based line in the file, when known.
     pub line: Option<u64>,
     /// 1-based column (in characters), for syntax errors.
@@ -46,11 +47,20 @@ pub struct LoadError {
 }
 
 impl LoadError {
+    /// An error in `file`.
     pub fn new(kind: LoadErrorKind, file: &str, message: impl Into<String>) -> LoadError {
+        LoadError {
+            file: Some(file.to_string()),
+            ..LoadError::general(kind, message)
+        }
+    }
+
+    /// An error that concerns no single file.
+    pub fn general(kind: LoadErrorKind, message: impl Into<String>) -> LoadError {
         LoadError {
             kind,
             message: message.into(),
-            file: file.to_string(),
+            file: None,
             line: None,
             column: None,
             record: None,
@@ -58,9 +68,10 @@ impl LoadError {
         }
     }
 
-    /// "message (in file, line L, column C, record R, field `f`)".
+    /// "message (in file, line L, column C, record R, field `f`)"; just the message
+    /// when nothing locates it.
     pub fn describe(&self) -> String {
-        let mut at = vec![format!("in {}", self.file)];
+        let mut at: Vec<String> = self.file.iter().map(|f| format!("in {f}")).collect();
         if let Some(line) = self.line {
             at.push(format!("line {line}"));
         }
@@ -73,6 +84,30 @@ impl LoadError {
         if let Some(field) = &self.field {
             at.push(format!("field `{field}`"));
         }
+        if at.is_empty() {
+            return self.message.clone();
+        }
         format!("{} ({})", self.message, at.join(", "))
+    }
+}
+
+/// Something stormlog's TUI reports but loads anyway (a CSV row it skipped, a
+/// timeline it synthesized events from). `message` is the TUI's own text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct LoadWarning {
+    pub message: String,
+    /// The file's name, when the warning concerns one file.
+    pub file: Option<String>,
+    /// 1-based line (for CSV: the TUI's row number, header = 1).
+    pub line: Option<u64>,
+}
+
+impl LoadWarning {
+    pub fn new(file: Option<&str>, line: Option<u64>, message: impl Into<String>) -> LoadWarning {
+        LoadWarning {
+            message: message.into(),
+            file: file.map(str::to_string),
+            line,
+        }
     }
 }

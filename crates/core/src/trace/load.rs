@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::error::{LoadError, LoadErrorKind};
+use super::error::{LoadError, LoadErrorKind, LoadWarning};
 use super::event::{Event, StrId, Strings, NO_STR};
 use super::fs::{file_name, join, parent, PathKind, TraceFs};
 use super::parallel::Layout;
@@ -28,7 +28,7 @@ use super::session::{
     sort_by_selection, stable_legacy_session_id, summary_from_json, SessionStatus, SessionSummary,
 };
 use crate::json::{Node, Tape};
-use crate::phases::PhaseBoundary;
+use super::phase_boundary::PhaseBoundary;
 
 const MANIFEST: &str = "manifest.json";
 
@@ -95,18 +95,42 @@ pub struct Dataset {
     pub phases: Vec<PhaseBoundary>,
     /// In stormlog's order (selection priority).
     pub sessions: Vec<Session>,
-    /// The session analysed by default (or the requested one).
+    /// The session analysed: the requested one, else stormlog's default.
     pub selected: Option<usize>,
+    /// stormlog's default session, whatever was requested.
+    pub default_selected: Option<usize>,
     pub mode: Option<LoadMode>,
+    /// What stormlog's TUI warns about while loading (skipped CSV rows, synthesized
+    /// timelines), in its order, without repeats.
+    pub warnings: Vec<LoadWarning>,
 }
 
 impl Dataset {
     /// Events of the selected session (empty when there is none).
     pub fn selected_events(&self) -> &[Event] {
-        self.selected
+        self.session_events(self.selected)
+    }
+
+    /// Events of session `index` (empty for `None` or an index out of range).
+    pub fn session_events(&self, index: Option<usize>) -> &[Event] {
+        index
             .and_then(|i| self.sessions.get(i))
             .map(|s| s.events.as_slice())
             .unwrap_or(&[])
+    }
+
+    /// The session to analyse for a request: `id`'s session, or stormlog's default
+    /// when `id` is `None` or blank.
+    pub fn session_index(&self, id: Option<&str>) -> Result<Option<usize>, LoadError> {
+        match id.filter(|id| !id.trim().is_empty()) {
+            None => Ok(self.default_selected),
+            Some(id) => self
+                .sessions
+                .iter()
+                .position(|s| s.summary.session_id == id)
+                .map(Some)
+                .ok_or_else(|| session_not_found(id)),
+        }
     }
 }
 
@@ -137,17 +161,15 @@ pub fn load(
     };
     let mut outcome = LoadOutcome::default();
     let single = paths.len() == 1 && is_single_input(fs, &paths[0]);
-    let (sessions, selected, mode) = if single {
+    let (sessions, default_selected, mode) = if single {
         let path = &paths[0];
         loader.file_count = count_files(fs, path);
         match loader.load_sessions(path) {
-            Ok(sessions) => match select_single(&sessions, options) {
-                Ok(selected) => (sessions, selected, LoadMode::Single),
-                Err(e) => {
-                    outcome.errors.push(e);
-                    (sessions, None, LoadMode::Single)
-                }
-            },
+            // `gpumemprof analyze`: the first session in selection order.
+            Ok(sessions) => {
+                let first = (!sessions.is_empty()).then_some(0);
+                (sessions, first, LoadMode::Single)
+            }
             Err(e) => {
                 outcome.errors.push(e);
                 (Vec::new(), None, LoadMode::Single)
@@ -156,17 +178,31 @@ pub fn load(
     } else {
         let inputs = expand_inputs(fs, paths, &mut outcome.errors);
         loader.file_count = inputs.iter().map(|p| count_files(fs, p)).sum();
-        let (sessions, selected) = loader.load_distributed(&inputs, options, &mut outcome.errors);
-        (sessions, selected, LoadMode::Distributed)
+        let (sessions, default) = loader.load_distributed(&inputs, &mut outcome.errors);
+        (sessions, default, LoadMode::Distributed)
     };
     outcome.parallel_files = loader.parallel_files;
-    outcome.dataset = Dataset {
+    let mut dataset = Dataset {
         strings: loader.ctx.strings,
         phases: loader.ctx.phases,
         sessions,
-        selected,
+        selected: default_selected,
+        default_selected,
         mode: Some(mode),
+        warnings: Vec::new(),
     };
+    // A requested session that is missing is an error, but only where something
+    // loaded at all (a file that failed already explains the absence).
+    match dataset.session_index(options.session_id.as_deref()) {
+        Ok(selected) => dataset.selected = selected,
+        Err(e) => {
+            if !(single && !outcome.errors.is_empty()) {
+                outcome.errors.push(e);
+            }
+            dataset.selected = None;
+        }
+    }
+    outcome.dataset = dataset;
     outcome
 }
 
@@ -277,21 +313,9 @@ fn expand_inputs(fs: &dyn TraceFs, paths: &[String], errors: &mut Vec<LoadError>
     out
 }
 
-/// `gpumemprof analyze`'s choice: the requested session, else the first in order.
-fn select_single(sessions: &[Session], options: &LoadOptions) -> Result<Option<usize>, LoadError> {
-    match &options.session_id {
-        Some(id) => match sessions.iter().position(|s| &s.summary.session_id == id) {
-            Some(i) => Ok(Some(i)),
-            None => Err(session_not_found(id)),
-        },
-        None => Ok((!sessions.is_empty()).then_some(0)),
-    }
-}
-
 fn session_not_found(id: &str) -> LoadError {
-    let mut e = LoadError::new(
+    let mut e = LoadError::general(
         LoadErrorKind::Session,
-        "",
         format!("Requested session_id not found: {id}"),
     );
     e.field = Some("session_id".to_string());
@@ -825,10 +849,11 @@ fn merge_group(
 }
 
 impl Loader<'_> {
+    /// The sessions of several inputs, and stormlog's default among them (a
+    /// synthesized distributed session first). Failed inputs land in `errors`.
     fn load_distributed(
         &mut self,
         inputs: &[String],
-        options: &LoadOptions,
         errors: &mut Vec<LoadError>,
     ) -> (Vec<Session>, Option<usize>) {
         // Accumulated sessions by id, in first-seen order.
@@ -943,20 +968,12 @@ impl Loader<'_> {
             sessions.extend(synthetic);
             sort_by_selection(&mut sessions, |s| &s.summary);
         }
-        let selected = match &options.session_id {
-            Some(id) => match sessions.iter().position(|s| &s.summary.session_id == id) {
-                Some(i) => Some(i),
-                None => {
-                    errors.push(session_not_found(id));
-                    None
-                }
-            },
-            None if !synthetic_ids.is_empty() => {
-                select_default(&sessions, |s| synthetic_ids.contains(&s.summary.session_id))
-            }
-            None => select_default(&sessions, |_| true),
+        let default = if synthetic_ids.is_empty() {
+            select_default(&sessions, |_| true)
+        } else {
+            select_default(&sessions, |s| synthetic_ids.contains(&s.summary.session_id))
         };
-        (sessions, selected)
+        (sessions, default)
     }
 }
 

@@ -8,12 +8,14 @@ pub mod load;
 pub mod marker;
 pub mod parallel;
 pub mod parse;
+pub mod phase_boundary;
 pub mod reader;
 pub mod record;
 pub mod session;
 
-pub use error::{LoadError, LoadErrorKind};
+pub use error::{LoadError, LoadErrorKind, LoadWarning};
 pub use event::{Event, StrId, Strings, NO_STR};
 pub use fs::{MemFs, PathKind, StdFs, TraceFs};
+pub use phase_boundary::PhaseBoundary;
 pub use load::{load, Dataset, LoadMode, LoadOptions, LoadOutcome, LoadProgress, Session};
 pub use session::{SessionStatus, SessionSummary};

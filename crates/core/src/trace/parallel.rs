@@ -18,7 +18,7 @@ use super::parse::{LoadCtx, SessionGrouper};
 use super::reader::Input;
 use super::record::{convert_record, InternCache, RecordExtras, RecordSink};
 use crate::json::{skip_ws, Node, Tape};
-use crate::phases::PhaseBoundary;
+use super::phase_boundary::PhaseBoundary;
 
 /// Files smaller than this are parsed sequentially.
 pub const MIN_PARALLEL_BYTES: u64 = 8 << 20;

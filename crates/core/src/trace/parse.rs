@@ -12,7 +12,7 @@ use super::reader::Input;
 use super::record::{convert_record, InternCache, RecordError, RecordExtras, RecordSink};
 use super::session::{summary_from_json, SessionSummary};
 use crate::json::{py_strip, skip_ws, Node, ParseError, Tape};
-use crate::phases::PhaseBoundary;
+use super::phase_boundary::PhaseBoundary;
 
 /// Shared, growing state of one load: interned strings, phase boundaries and scratch tapes.
 #[derive(Default)]

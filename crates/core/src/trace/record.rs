@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use super::event::{flags, Counters, Event, Identity, StrId, Strings, NO_STR};
 use super::marker::contains_collective_token;
 use crate::json::{py_strip, Node, Tape};
-use crate::phases::PhaseBoundary;
+use super::phase_boundary::PhaseBoundary;
 use crate::py::py_repr_str;
 
 /// A record rejected by stormlog's rules: its message and the field at fault.

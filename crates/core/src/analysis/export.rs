@@ -1,0 +1,146 @@
+//! Attribution results as text, exactly as `shardscope attribute --format json|csv|table`
+//! prints them. The page's downloads call the same functions, so they are byte for
+//! byte the CLI's output for the same files and settings.
+
+use std::fmt::Write;
+
+use super::row::phase_label;
+use crate::attribution::AttributionResult;
+
+/// `--format json`: stormlog's result list, pretty-printed, with a final newline.
+pub fn to_json(results: &[AttributionResult]) -> String {
+    // Serializing plain data (strings, integers, finite floats) cannot fail; an empty
+    // list is the honest fallback should it ever.
+    let mut text = serde_json::to_string_pretty(results).unwrap_or_else(|_| "[]".to_string());
+    text.push('\n');
+    text
+}
+
+/// The CSV header of [`to_csv`].
+pub const CSV_HEADER: &str = "rank,interval_start_ns,interval_end_ns,classification,confidence,\
+marker_hits,synchronized_ranks,expected_world_size,synchrony_ratio,peak_gap_bytes,\
+peak_gap_ratio,robust_zscore,reason_codes,phase_path";
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn phase_text(r: &AttributionResult) -> String {
+    phase_label(r).map(|p| p.label()).unwrap_or_default()
+}
+
+/// `--format csv`: one line per interval after the header; reason codes joined by `;`.
+pub fn to_csv(results: &[AttributionResult]) -> String {
+    let mut out = String::with_capacity(64 + results.len() * 200);
+    out.push_str(CSV_HEADER);
+    out.push('\n');
+    for r in results {
+        let e = &r.evidence;
+        let fields = [
+            r.rank.to_string(),
+            r.interval_start_ns.to_string(),
+            r.interval_end_ns.to_string(),
+            r.classification.as_str().to_string(),
+            r.confidence.to_string(),
+            e.marker_hits.to_string(),
+            e.synchronized_ranks.to_string(),
+            e.expected_world_size.to_string(),
+            e.synchrony_ratio.to_string(),
+            e.peak_gap_bytes.to_string(),
+            e.peak_gap_ratio.map(|x| x.to_string()).unwrap_or_default(),
+            e.robust_zscore.to_string(),
+            r.reason_codes.join(";"),
+            phase_text(r),
+        ];
+        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+fn gib(bytes: i64) -> String {
+    format!("{:.2}", bytes as f64 / (1u64 << 30) as f64)
+}
+
+/// `--format table`: aligned columns for a terminal, then the interval count.
+pub fn to_table(results: &[AttributionResult]) -> String {
+    if results.is_empty() {
+        return "No collective-attributed intervals.\n".to_string();
+    }
+    let with_phases = results.iter().any(|r| r.phase_attribution.is_some());
+    let mut header: Vec<String> = [
+        "rank",
+        "start_ns",
+        "end_ns",
+        "dur_ms",
+        "classification",
+        "conf",
+        "markers",
+        "sync",
+        "gap_GiB",
+        "gap_ratio",
+        "z",
+        "reasons",
+    ]
+    .map(String::from)
+    .to_vec();
+    if with_phases {
+        header.push("phase".into());
+    }
+    let mut rows: Vec<Vec<String>> = vec![header];
+    for r in results {
+        let e = &r.evidence;
+        let mut row = vec![
+            r.rank.to_string(),
+            r.interval_start_ns.to_string(),
+            r.interval_end_ns.to_string(),
+            format!(
+                "{:.1}",
+                (r.interval_end_ns - r.interval_start_ns) as f64 / 1e6
+            ),
+            r.classification.as_str().to_string(),
+            format!("{:.3}", r.confidence),
+            e.marker_hits.to_string(),
+            format!("{}/{}", e.synchronized_ranks, e.expected_world_size),
+            gib(e.peak_gap_bytes),
+            e.peak_gap_ratio
+                .map(|x| format!("{x:.4}"))
+                .unwrap_or_else(|| "-".into()),
+            format!("{:.1}", e.robust_zscore),
+            r.reason_codes.join(","),
+        ];
+        if with_phases {
+            row.push(phase_text(r));
+        }
+        rows.push(row);
+    }
+    let columns = rows[0].len();
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let numeric = |c: usize| matches!(c, 0..=3 | 5..=10);
+    let mut out = String::new();
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                if c == columns - 1 {
+                    cell.clone()
+                } else if numeric(c) {
+                    format!("{cell:>w$}", w = widths[c])
+                } else {
+                    format!("{cell:<w$}", w = widths[c])
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+    }
+    let _ = writeln!(out, "{} interval(s)", results.len());
+    out
+}

@@ -1,0 +1,163 @@
+//! The attribution pipeline, written once: load the traces, resolve the settings,
+//! build the phase index, attribute, flatten. The CLI, the worker, the bench and the
+//! fixture tests all run it through [`analyze`] (files to results) and
+//! [`reattribute`] (new settings on an already-loaded [`Dataset`], no re-reading).
+//!
+//! - [`export`]: the results as the CLI prints them (JSON, CSV, table), so the page's
+//!   downloads are byte for byte the CLI's output.
+//! - [`row`]: one interval flattened for display ([`IntervalRow`]), with its phase as a
+//!   typed [`PhaseLabel`].
+
+pub mod export;
+pub mod row;
+
+use serde::{Deserialize, Serialize};
+
+pub use row::{IntervalRow, PhaseLabel};
+
+use crate::attribution::{
+    attribute, AttributionConfig, AttributionResult, OverrideValue, SettingsError,
+};
+use crate::phases::PhaseReplayIndex;
+use crate::trace::{load, Dataset, LoadError, LoadOptions, LoadProgress, TraceFs};
+
+/// Everything that decides an attribution run, as on the command line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnalyzeSettings {
+    /// `low`, `medium` or `high` (trimmed, any case, as stormlog reads it).
+    pub preset: String,
+    /// stormlog override fields and their values, in the order given (last wins).
+    #[serde(default)]
+    pub overrides: Vec<(String, OverrideValue)>,
+    /// Analyse this session instead of stormlog's default one.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// Attach each interval's phase (`--phases`).
+    #[serde(default)]
+    pub phases: bool,
+}
+
+impl Default for AnalyzeSettings {
+    fn default() -> Self {
+        AnalyzeSettings {
+            preset: "medium".to_string(),
+            overrides: Vec::new(),
+            session_id: None,
+            phases: false,
+        }
+    }
+}
+
+/// Why an attribution run could not be made on a loaded dataset.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum AnalyzeError {
+    /// A bad preset or override (stormlog's message, naming the field).
+    #[error("{0}")]
+    Settings(#[from] SettingsError),
+    /// A file that could not be loaded, or a requested session no file holds.
+    #[error("{0}")]
+    Load(LoadError),
+}
+
+/// One attribution run on one session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attribution {
+    /// The resolved settings (preset values with the overrides applied).
+    pub config: AttributionConfig,
+    /// The analysed session's index in [`Dataset::sessions`] (`None`: nothing loaded).
+    pub session: Option<usize>,
+    /// stormlog's result list, in its order (rank, then interval start).
+    pub results: Vec<AttributionResult>,
+}
+
+/// What [`analyze`] found: the dataset (kept for re-attribution and timelines), one
+/// error per input that could not be loaded, and the attribution of the selected
+/// session (or why there is none).
+#[derive(Debug)]
+pub struct Analysis {
+    pub dataset: Dataset,
+    /// Files that failed; the others are in `dataset`.
+    pub load_errors: Vec<LoadError>,
+    pub attribution: Result<Attribution, AnalyzeError>,
+    /// How many files the native parallel parse handled (the rest were sequential).
+    pub parallel_files: usize,
+}
+
+impl Analysis {
+    /// The first problem, in the order stormlog would raise it: loading errors come
+    /// before settings errors (stormlog resolves settings only after loading).
+    pub fn first_error(&self) -> Option<AnalyzeError> {
+        self.load_errors
+            .first()
+            .cloned()
+            .map(AnalyzeError::Load)
+            .or_else(|| self.attribution.as_ref().err().cloned())
+    }
+}
+
+/// Load `paths` from `fs` and attribute the selected session with `settings`.
+///
+/// `parallel` lets big files be parsed by several threads (native builds only; the
+/// result is identical). A requested session that no file holds is reported in
+/// `load_errors`, as the loader reports it.
+pub fn analyze(
+    fs: &dyn TraceFs,
+    paths: &[String],
+    settings: &AnalyzeSettings,
+    parallel: bool,
+    progress: &mut dyn FnMut(&LoadProgress),
+) -> Analysis {
+    let options = LoadOptions {
+        session_id: settings
+            .session_id
+            .clone()
+            .filter(|s| !s.trim().is_empty()),
+        parallel,
+    };
+    let outcome = load(fs, paths, &options, progress);
+    let dataset = outcome.dataset;
+    let attribution = attribute_session(&dataset, dataset.selected, settings);
+    Analysis {
+        dataset,
+        load_errors: outcome.errors,
+        attribution,
+        parallel_files: outcome.parallel_files,
+    }
+}
+
+/// Attribute an already-loaded dataset again with other settings (preset, overrides,
+/// phases or session), without reading any file.
+pub fn reattribute(
+    dataset: &Dataset,
+    settings: &AnalyzeSettings,
+) -> Result<Attribution, AnalyzeError> {
+    let session = dataset
+        .session_index(settings.session_id.as_deref())
+        .map_err(AnalyzeError::Load)?;
+    attribute_session(dataset, session, settings)
+}
+
+fn attribute_session(
+    dataset: &Dataset,
+    session: Option<usize>,
+    settings: &AnalyzeSettings,
+) -> Result<Attribution, AnalyzeError> {
+    let config = AttributionConfig::resolve(&settings.preset, &settings.overrides)?;
+    let events = dataset.session_events(session);
+    let index = settings
+        .phases
+        .then(|| PhaseReplayIndex::from_events(events, &dataset.phases));
+    let results = attribute(events, &config, index.as_ref());
+    Ok(Attribution {
+        config,
+        session,
+        results,
+    })
+}
+
+impl Attribution {
+    /// The results flattened for display.
+    pub fn rows(&self) -> Vec<IntervalRow> {
+        self.results.iter().map(IntervalRow::from_result).collect()
+    }
+}
