@@ -17,3 +17,4 @@ pub mod json;
 pub mod phases;
 pub mod py;
 pub mod trace;
+pub mod view;

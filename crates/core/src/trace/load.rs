@@ -196,7 +196,7 @@ pub fn load(
     match dataset.session_index(options.session_id.as_deref()) {
         Ok(selected) => dataset.selected = selected,
         Err(e) => {
-            if !(single && !outcome.errors.is_empty()) {
+            if !single || outcome.errors.is_empty() {
                 outcome.errors.push(e);
             }
             dataset.selected = None;

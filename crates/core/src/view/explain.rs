@@ -1,0 +1,120 @@
+//! Plain-language explanations for the detail panel: what each of stormlog's reason
+//! codes means, and each evidence field with its unit.
+
+use crate::analysis::IntervalRow;
+use crate::attribution::AttributionConfig;
+
+use super::format::{format_bytes, format_duration};
+
+/// One sentence per reason code stormlog emits.
+pub fn reason_sentence(code: &str) -> &'static str {
+    match code {
+        "allocator_device_divergence" => {
+            "Device memory rose while the allocator's reserve did not: memory outside \
+             PyTorch's caching allocator, typical of NCCL communication buffers."
+        }
+        "gap_spike_statistical_outlier" => {
+            "The hidden-memory gap is a robust outlier for this rank: far above its \
+             usual gap (median and MAD of the rank's samples)."
+        }
+        "marker_collective_token" => {
+            "An event naming a collective (all_reduce, all_gather, broadcast, NCCL, \
+             barrier…) was recorded on this rank near the spike."
+        }
+        "marker_spike_overlap" => {
+            "That collective marker lies within the marker window of the spike, so the \
+             interval is widened to cover it."
+        }
+        "weak_marker_signal" => {
+            "No collective marker near the spike: the attribution rests on timing and \
+             size alone (confidence lowered by 0.15)."
+        }
+        "cross_rank_synchrony" => {
+            "Other ranks spiked within the synchrony window at the same moment, as a \
+             collective makes every participating rank do."
+        }
+        "single_rank_only" => {
+            "Only this rank spiked (or the run has one rank); a collective normally \
+             involves several ranks (confidence lowered by 0.15)."
+        }
+        _ => "A reason code this version of Shardscope does not know.",
+    }
+}
+
+/// One evidence line: a label, the value with its unit, and what it means.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvidenceLine {
+    pub field: &'static str,
+    pub label: &'static str,
+    pub value: String,
+    pub meaning: String,
+}
+
+/// The evidence of `row`, explained against the settings that produced it.
+pub fn evidence_lines(row: &IntervalRow, config: &AttributionConfig) -> Vec<EvidenceLine> {
+    vec![
+        EvidenceLine {
+            field: "peak_gap_bytes",
+            label: "Peak gap",
+            value: format_bytes(row.peak_gap_bytes),
+            meaning: format!(
+                "device used − allocator reserved at the spike (significant from {})",
+                format_bytes(config.min_gap_bytes)
+            ),
+        },
+        EvidenceLine {
+            field: "peak_gap_ratio",
+            label: "Gap ratio",
+            value: match row.peak_gap_ratio {
+                Some(r) => format!("{:.2} % of device memory", r * 100.0),
+                None => "unknown (no device total)".to_string(),
+            },
+            meaning: format!(
+                "gap ÷ device total (significant from {:.1} %)",
+                config.min_gap_ratio * 100.0
+            ),
+        },
+        EvidenceLine {
+            field: "robust_zscore",
+            label: "Robust z-score",
+            value: format!("{}", row.robust_zscore),
+            meaning: format!(
+                "distance from the rank's median gap in MADs (outlier from {})",
+                config.robust_zscore_threshold
+            ),
+        },
+        EvidenceLine {
+            field: "synchronized_ranks",
+            label: "Ranks in sync",
+            value: format!(
+                "{} of {} ({:.0} %)",
+                row.synchronized_ranks,
+                row.expected_world_size,
+                row.synchrony_ratio * 100.0
+            ),
+            meaning: format!(
+                "ranks that spiked within ±{} (synchrony from {:.0} %)",
+                format_duration(config.synchrony_window_ns),
+                config.min_synchrony_ratio * 100.0
+            ),
+        },
+        EvidenceLine {
+            field: "marker_hits",
+            label: "Markers",
+            value: row.marker_hits.to_string(),
+            meaning: format!(
+                "collective markers on this rank within ±{} of the spike",
+                format_duration(config.marker_window_ns)
+            ),
+        },
+        EvidenceLine {
+            field: "interval",
+            label: "Interval",
+            value: format_duration(row.duration_ns()),
+            meaning: format!(
+                "spike and markers, padded by {} on each side",
+                format_duration(config.interval_padding_ns)
+            ),
+        },
+    ]
+}

@@ -1,0 +1,12 @@
+//! What the page shows, computed natively: level-of-detail queries over a session's
+//! samples ([`lod`]), the timeline's geometry ([`timeline`]), the TUI's rank filter
+//! ([`rank_filter`]), permalinks ([`permalink`]), explanations of reason codes and
+//! evidence ([`explain`]) and number formatting ([`format`]). No web dependencies:
+//! the page's canvas and DOM code only paints and wires what these return.
+
+pub mod explain;
+pub mod format;
+pub mod lod;
+pub mod permalink;
+pub mod rank_filter;
+pub mod timeline;

@@ -1,0 +1,377 @@
+//! Permalinks: the page's settings in its URL fragment, never its data.
+//!
+//! `#v=1&view=trace&preset=high&o.min_confidence=0.7&phases=1&ranks=0,2,4-7&t=START-END`
+//! — readable keys people can edit, a version key, only values that differ from the
+//! defaults. Decoding is forgiving: unknown keys and bad values are dropped and listed
+//! (the page shows one notice), everything else is kept. Decoding never fails.
+
+use crate::attribution::{Preset, OVERRIDE_FIELDS};
+
+use super::rank_filter::check_rank_filter;
+use super::timeline::TimeWindow;
+
+/// The version this page writes and reads.
+pub const LINK_VERSION: u32 = 1;
+
+/// The page's two views.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum View {
+    /// "Which memory spikes were caused by collective communication?"
+    #[default]
+    Trace,
+    /// "How should I split this model over this machine?"
+    Explore,
+}
+
+impl View {
+    pub const ALL: [View; 2] = [View::Trace, View::Explore];
+
+    /// The name used in links and element ids.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            View::Trace => "trace",
+            View::Explore => "explore",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<View> {
+        View::ALL.into_iter().find(|v| v.as_str() == name.trim())
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            View::Trace => "Collective memory spikes",
+            View::Explore => "Parallelism explorer",
+        }
+    }
+}
+
+/// The trace view's settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceLink {
+    /// `low`, `medium` or `high`.
+    pub preset: Preset,
+    /// Override fields and the text typed for them (numbers, validated on use).
+    pub overrides: Vec<(String, String)>,
+    pub phases: bool,
+    /// A session other than stormlog's default.
+    pub session: Option<String>,
+    /// The rank filter text (`0,2,4-7`); empty = all ranks.
+    pub ranks: String,
+    /// The visible window, on the trace's own clock.
+    pub window: Option<TimeWindow>,
+    /// The selected interval: (rank, interval start).
+    pub selected: Option<(i64, i64)>,
+    /// The names of the files the settings were made for (asked for again on open).
+    pub files: Vec<String>,
+}
+
+impl Default for TraceLink {
+    fn default() -> Self {
+        TraceLink {
+            preset: Preset::Medium,
+            overrides: Vec::new(),
+            phases: false,
+            session: None,
+            ranks: String::new(),
+            window: None,
+            selected: None,
+            files: Vec::new(),
+        }
+    }
+}
+
+/// Everything a link carries.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Link {
+    pub view: View,
+    pub trace: TraceLink,
+}
+
+/// A part of a link that was not used, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dropped {
+    pub key: String,
+    pub value: String,
+    pub reason: &'static str,
+}
+
+/// Characters left as they are in values: unreserved ones, plus `,` and `:`, which
+/// fragments allow and which keep lists readable. `%` and `&`/`=`/`#`/`+` are escaped.
+fn keep(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b',' | b':' | b'/')
+}
+
+/// Percent-encode `text` (UTF-8) for a fragment value.
+pub fn encode_component(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for &b in text.as_bytes() {
+        if keep(b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Percent-decode; `None` for a broken escape or bytes that are not UTF-8.
+pub fn decode_component(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = text.get(i + 1..i + 3)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// A list value: items percent-encoded (commas inside items included), joined by `,`.
+fn encode_list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|s| encode_component(s).replace(',', "%2C"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn decode_list(raw: &str) -> Option<Vec<String>> {
+    raw.split(',')
+        .filter(|s| !s.is_empty())
+        .map(decode_component)
+        .collect()
+}
+
+/// Most file names a link lists (a 512-rank run would otherwise make a huge link).
+pub const MAX_LINK_FILES: usize = 64;
+
+impl Link {
+    /// The fragment, with its `#`.
+    pub fn fragment(&self) -> String {
+        let mut parts: Vec<String> = vec![
+            format!("v={LINK_VERSION}"),
+            format!("view={}", self.view.as_str()),
+        ];
+        let t = &self.trace;
+        if t.preset != Preset::Medium {
+            parts.push(format!("preset={}", t.preset.as_str()));
+        }
+        for (field, value) in &t.overrides {
+            if !value.trim().is_empty() {
+                parts.push(format!("o.{field}={}", encode_component(value.trim())));
+            }
+        }
+        if t.phases {
+            parts.push("phases=1".to_string());
+        }
+        if let Some(session) = &t.session {
+            parts.push(format!("session={}", encode_component(session)));
+        }
+        if !t.ranks.trim().is_empty() {
+            parts.push(format!("ranks={}", encode_component(t.ranks.trim())));
+        }
+        if let Some(w) = t.window {
+            parts.push(format!("t={}-{}", w.start_ns, w.end_ns));
+        }
+        if let Some((rank, start)) = t.selected {
+            parts.push(format!("sel={rank}:{start}"));
+        }
+        if !t.files.is_empty() {
+            let listed = &t.files[..t.files.len().min(MAX_LINK_FILES)];
+            parts.push(format!("files={}", encode_list(listed)));
+        }
+        format!("#{}", parts.join("&"))
+    }
+
+    /// Read a fragment (with or without its `#`): the settings, and what was dropped.
+    pub fn parse(fragment: &str) -> (Link, Vec<Dropped>) {
+        let mut link = Link::default();
+        let mut dropped = Vec::new();
+        let body = fragment.strip_prefix('#').unwrap_or(fragment);
+        for pair in body.split('&').filter(|p| !p.is_empty()) {
+            let (key, raw) = pair.split_once('=').unwrap_or((pair, ""));
+            let mut drop = |reason: &'static str| {
+                dropped.push(Dropped {
+                    key: decode_component(key).unwrap_or_else(|| key.to_string()),
+                    value: decode_component(raw).unwrap_or_else(|| raw.to_string()),
+                    reason,
+                });
+            };
+            match link.apply(key, raw) {
+                Ok(()) => {}
+                Err(reason) => drop(reason),
+            }
+        }
+        (link, dropped)
+    }
+
+    /// Use one `key=value` of a link (`raw` still percent-encoded).
+    fn apply(&mut self, key: &str, raw: &str) -> Result<(), &'static str> {
+        let t = &mut self.trace;
+        if key == "files" {
+            t.files = decode_list(raw).ok_or("not a list of names")?;
+            return Ok(());
+        }
+        let value = decode_component(raw).ok_or("not decodable")?;
+        let value = value.as_str();
+        match key {
+            "v" => match value.parse::<u32>() {
+                Ok(LINK_VERSION) => Ok(()),
+                Ok(_) => Err("made by another version of Shardscope"),
+                Err(_) => Err("not a version number"),
+            },
+            "view" => View::parse(value).map(|v| self.view = v).ok_or("unknown view"),
+            "preset" => Preset::parse(value)
+                .map(|p| t.preset = p)
+                .map_err(|_| "unknown preset"),
+            "phases" => match value {
+                "1" | "true" | "on" => {
+                    t.phases = true;
+                    Ok(())
+                }
+                "0" | "false" | "off" => {
+                    t.phases = false;
+                    Ok(())
+                }
+                _ => Err("not 0 or 1"),
+            },
+            "session" if !value.trim().is_empty() => {
+                t.session = Some(value.to_string());
+                Ok(())
+            }
+            "ranks" => check_rank_filter(value)
+                .map(|()| t.ranks = value.trim().to_string())
+                .map_err(|_| "not a rank filter"),
+            "t" => {
+                let (a, b) = value.split_once('-').ok_or("not START-END")?;
+                match (a.parse::<i64>(), b.parse::<i64>()) {
+                    (Ok(a), Ok(b)) if b > a => {
+                        t.window = Some(TimeWindow::new(a, b));
+                        Ok(())
+                    }
+                    _ => Err("not START-END in nanoseconds"),
+                }
+            }
+            "sel" => {
+                let (r, s) = value.split_once(':').ok_or("not RANK:START")?;
+                match (r.parse::<i64>(), s.parse::<i64>()) {
+                    (Ok(r), Ok(s)) => {
+                        t.selected = Some((r, s));
+                        Ok(())
+                    }
+                    _ => Err("not RANK:START"),
+                }
+            }
+            _ => match key.strip_prefix("o.") {
+                Some(field) if OVERRIDE_FIELDS.contains(&field) => {
+                    let number = value.trim();
+                    if number.parse::<f64>().is_ok_and(f64::is_finite) {
+                        t.overrides.retain(|(f, _)| f != field);
+                        t.overrides.push((field.to_string(), number.to_string()));
+                        Ok(())
+                    } else {
+                        Err("not a number")
+                    }
+                }
+                Some(_) => Err("unknown override"),
+                None => Err("unknown key"),
+            },
+        }
+    }
+}
+
+/// One line for the notice about what a link could not use.
+pub fn dropped_notice(dropped: &[Dropped]) -> Option<String> {
+    if dropped.is_empty() {
+        return None;
+    }
+    let items: Vec<String> = dropped
+        .iter()
+        .map(|d| {
+            if d.value.is_empty() {
+                format!("`{}` ({})", d.key, d.reason)
+            } else {
+                format!("`{}={}` ({})", d.key, d.value, d.reason)
+            }
+        })
+        .collect();
+    Some(format!(
+        "Parts of this link were ignored: {}. Everything else was restored.",
+        items.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full() -> Link {
+        Link {
+            view: View::Trace,
+            trace: TraceLink {
+                preset: Preset::High,
+                overrides: vec![
+                    ("min_confidence".into(), "0.7".into()),
+                    ("min_gap_bytes".into(), "134217728".into()),
+                ],
+                phases: true,
+                session: Some("sess B&co".into()),
+                ranks: "0,2,4-7".into(),
+                window: Some(TimeWindow::new(1_700_000_001_000_000_000, 1_700_000_003_500_000_000)),
+                selected: Some((3, 1_700_000_001_880_000_000)),
+                files: vec!["rank0_events.json".into(), "odd,name#1.json".into()],
+            },
+        }
+    }
+
+    #[test]
+    fn round_trip_is_the_identity() {
+        let link = full();
+        let fragment = link.fragment();
+        assert_eq!(
+            fragment,
+            "#v=1&view=trace&preset=high&o.min_confidence=0.7&o.min_gap_bytes=134217728\
+             &phases=1&session=sess%20B%26co&ranks=0,2,4-7\
+             &t=1700000001000000000-1700000003500000000&sel=3:1700000001880000000\
+             &files=rank0_events.json,odd%2Cname%231.json"
+        );
+        assert_eq!(Link::parse(&fragment), (link, vec![]));
+        assert_eq!(Link::parse(&Link::default().fragment()), (Link::default(), vec![]));
+        assert_eq!(Link::default().fragment(), "#v=1&view=trace");
+    }
+
+    #[test]
+    fn garbage_is_dropped_and_listed() {
+        let (link, dropped) = Link::parse(
+            "#v=1&view=explore&preset=extreme&o.min_confidence=abc&o.nope=1&ranks=5-3\
+             &t=9-1&zzz=1&phases=maybe&%ZZ=1&sel=x",
+        );
+        assert_eq!(link.view, View::Explore);
+        assert_eq!(link.trace, TraceLink::default());
+        let keys: Vec<&str> = dropped.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            ["preset", "o.min_confidence", "o.nope", "ranks", "t", "zzz", "phases", "%ZZ", "sel"]
+        );
+        let notice = dropped_notice(&dropped).unwrap_or_default();
+        assert!(notice.contains("`preset=extreme` (unknown preset)"), "{notice}");
+        assert_eq!(dropped_notice(&[]), None);
+        // Nothing at all, or only junk: defaults.
+        assert_eq!(Link::parse("").0, Link::default());
+        assert_eq!(Link::parse("#&&&=").0, Link::default());
+    }
+}
