@@ -143,7 +143,13 @@ fn bench_trace(path: &str, runs: usize, parallel: bool) -> ExitCode {
     let mut summary = String::new();
     for _ in 0..runs.max(1) {
         let t0 = Instant::now();
-        let analysis = analyze(&StdFs, &[path.to_string()], &settings, parallel, &mut |_| {});
+        let analysis = analyze(
+            &StdFs,
+            &[path.to_string()],
+            &settings,
+            parallel,
+            &mut |_| {},
+        );
         let total = t0.elapsed().as_secs_f64();
         if let Some(e) = analysis.first_error() {
             eprintln!("load failed: {e}");

@@ -167,7 +167,11 @@ pub fn run(args: &[String]) -> ExitCode {
                 Format::Table => export::to_table(&results),
                 Format::Csv => export::to_csv(&results),
             };
-            if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
+            if out
+                .write_all(text.as_bytes())
+                .and_then(|_| out.flush())
+                .is_err()
+            {
                 return ExitCode::from(1);
             }
             ExitCode::SUCCESS
@@ -190,10 +194,7 @@ fn execute(args: &Args) -> Result<Vec<AttributionResult>, Failure> {
     if let Some(e) = analysis.first_error() {
         return Err(e.into());
     }
-    Ok(analysis
-        .attribution
-        .map(|a| a.results)
-        .unwrap_or_default())
+    Ok(analysis.attribution.map(|a| a.results).unwrap_or_default())
 }
 
 fn fail(failure: &Failure, format: Format) -> ExitCode {
@@ -212,4 +213,3 @@ fn fail(failure: &Failure, format: Format) -> ExitCode {
     }
     ExitCode::from(2)
 }
-

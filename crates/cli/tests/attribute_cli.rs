@@ -120,7 +120,7 @@ fn json_output_matches_stormlog_for_every_case() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(checked, 85);
+    assert_eq!(checked, 88);
 }
 
 #[test]

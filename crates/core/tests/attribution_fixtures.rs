@@ -120,7 +120,7 @@ fn every_fixture_case_matches_stormlog_exactly() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(checked, 85, "every case, preset and extra run is checked");
+    assert_eq!(checked, 88, "every case, preset and extra run is checked");
 }
 
 #[test]

@@ -95,11 +95,39 @@ impl Analysis {
     }
 }
 
-/// Load `paths` from `fs` and attribute the selected session with `settings`.
-///
-/// `parallel` lets big files be parsed by several threads (native builds only; the
-/// result is identical). A requested session that no file holds is reported in
-/// `load_errors`, as the loader reports it.
+/// The first half of [`analyze`]: the loaded dataset and the files that failed.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub dataset: Dataset,
+    pub load_errors: Vec<LoadError>,
+    pub parallel_files: usize,
+}
+
+/// Load `paths` from `fs`, selecting the session `settings` asks for (else stormlog's
+/// default). `parallel` lets big files be parsed by several threads (native builds
+/// only; the result is identical). A requested session that no file holds is reported
+/// in `load_errors`, as the loader reports it.
+pub fn load_traces(
+    fs: &dyn TraceFs,
+    paths: &[String],
+    settings: &AnalyzeSettings,
+    parallel: bool,
+    progress: &mut dyn FnMut(&LoadProgress),
+) -> Loaded {
+    let options = LoadOptions {
+        session_id: settings.session_id.clone().filter(|s| !s.trim().is_empty()),
+        parallel,
+    };
+    let outcome = load(fs, paths, &options, progress);
+    Loaded {
+        dataset: outcome.dataset,
+        load_errors: outcome.errors,
+        parallel_files: outcome.parallel_files,
+    }
+}
+
+/// Load `paths` from `fs` and attribute the selected session with `settings`:
+/// [`load_traces`], then the attribution of the session it selected.
 pub fn analyze(
     fs: &dyn TraceFs,
     paths: &[String],
@@ -107,21 +135,13 @@ pub fn analyze(
     parallel: bool,
     progress: &mut dyn FnMut(&LoadProgress),
 ) -> Analysis {
-    let options = LoadOptions {
-        session_id: settings
-            .session_id
-            .clone()
-            .filter(|s| !s.trim().is_empty()),
-        parallel,
-    };
-    let outcome = load(fs, paths, &options, progress);
-    let dataset = outcome.dataset;
-    let attribution = attribute_session(&dataset, dataset.selected, settings);
+    let loaded = load_traces(fs, paths, settings, parallel, progress);
+    let attribution = attribute_session(&loaded.dataset, loaded.dataset.selected, settings);
     Analysis {
-        dataset,
-        load_errors: outcome.errors,
+        dataset: loaded.dataset,
+        load_errors: loaded.load_errors,
         attribution,
-        parallel_files: outcome.parallel_files,
+        parallel_files: loaded.parallel_files,
     }
 }
 

@@ -20,7 +20,10 @@ impl PhaseLabel {
     /// The label of a phase attribution: its path, its candidates when ambiguous, or
     /// `None` when no phase was active.
     pub fn of(attribution: &PhaseAttribution) -> Option<PhaseLabel> {
-        match (&attribution.phase_path, attribution.phase_resolution.as_str()) {
+        match (
+            &attribution.phase_path,
+            attribution.phase_resolution.as_str(),
+        ) {
             (Some(path), _) => Some(PhaseLabel::Unique(path.clone())),
             (None, "ambiguous") => Some(PhaseLabel::Ambiguous(attribution.phase_paths.clone())),
             _ => None,

@@ -48,7 +48,7 @@ impl Preset {
 }
 
 /// A settings problem, with stormlog's message where it has one.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[error("{message}")]
 pub struct SettingsError {
     pub field: Option<String>,
@@ -111,6 +111,25 @@ impl AttributionConfig {
                 min_synchrony_ratio: 0.34,
                 min_confidence: 0.35,
             },
+        }
+    }
+
+    /// An override field's value, as a number input shows it (`0.5`, `134217728`);
+    /// `None` for a name that is not an override field.
+    pub fn field_text(&self, field: &str) -> Option<String> {
+        let int = |v: i64| Some(v.to_string());
+        let float = |v: f64| Some(crate::view::format::plain_decimal(v));
+        match field {
+            "min_samples_per_rank" => int(self.min_samples_per_rank),
+            "min_gap_bytes" => int(self.min_gap_bytes),
+            "min_gap_ratio" => float(self.min_gap_ratio),
+            "robust_zscore_threshold" => float(self.robust_zscore_threshold),
+            "marker_window_ns" => int(self.marker_window_ns),
+            "interval_padding_ns" => int(self.interval_padding_ns),
+            "synchrony_window_ns" => int(self.synchrony_window_ns),
+            "min_synchrony_ratio" => float(self.min_synchrony_ratio),
+            "min_confidence" => float(self.min_confidence),
+            _ => None,
         }
     }
 
@@ -368,6 +387,20 @@ fn float_field(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_override_field_has_a_text() {
+        let c = AttributionConfig::preset(Preset::Medium);
+        for f in OVERRIDE_FIELDS {
+            assert!(c.field_text(f).is_some(), "{f}");
+        }
+        assert_eq!(c.field_text("min_gap_bytes").as_deref(), Some("134217728"));
+        assert_eq!(
+            c.field_text("robust_zscore_threshold").as_deref(),
+            Some("2.5")
+        );
+        assert_eq!(c.field_text("nope"), None);
+    }
 
     #[test]
     fn presets_are_trimmed_and_case_insensitive() {

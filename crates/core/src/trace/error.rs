@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// What kind of failure a [`LoadError`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LoadErrorKind {
     /// The file could not be opened or read.
@@ -28,7 +28,7 @@ pub enum LoadErrorKind {
 ///
 /// `message` is stormlog's own text where stormlog has one (e.g. `rank must be >= 0`);
 /// `Display` appends where it happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, thiserror::Error)]
 #[error("{}", self.describe())]
 pub struct LoadError {
     pub kind: LoadErrorKind,

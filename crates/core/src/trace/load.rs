@@ -8,14 +8,22 @@
 //!   synthetic distributed session, which is selected by default. Unlike the TUI,
 //!   every event is kept (see CONTRACTS.md).
 //!
+//! - CSV exports and `telemetry_timeline.json` are read only by the TUI, so one
+//!   such path alone also takes the TUI's way. A CSV is read as the TUI reads it
+//!   ([`super::csv`]); a timeline becomes synthesized samples ([`super::timeline`]).
+//!   Their warnings (skipped rows, synthesized timelines) land in
+//!   [`Dataset::warnings`], in the TUI's order, without repeats.
+//!
 //! Beyond stormlog: gzip anywhere (sniffed), JSONL content in a `.json` file, a
 //! folder of exports whose names the TUI's globs would miss, and per-file errors
-//! that do not discard the other files.
+//! that do not discard the other files (where the TUI warns about a file it cannot
+//! read, or stops altogether, the file is an error here).
 
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::csv::{load_csv, CsvTarget};
 use super::error::{LoadError, LoadErrorKind, LoadWarning};
 use super::event::{Event, StrId, Strings, NO_STR};
 use super::fs::{file_name, join, parent, PathKind, TraceFs};
@@ -23,12 +31,16 @@ use super::parallel::Layout;
 #[cfg(not(target_arch = "wasm32"))]
 use super::parallel::{parse_parallel, MIN_PARALLEL_BYTES};
 use super::parse::{parse_json, parse_jsonl, LoadCtx, SessionEvents, SessionGrouper};
+use super::phase_boundary::PhaseBoundary;
 use super::reader::Input;
+use super::record::RecordExtras;
 use super::session::{
     sort_by_selection, stable_legacy_session_id, summary_from_json, SessionStatus, SessionSummary,
 };
+use super::timeline::{
+    synthesize, RankAllocator, Synthesized, Timeline, TimelineTarget, TIMELINE_FILE,
+};
 use crate::json::{Node, Tape};
-use super::phase_boundary::PhaseBoundary;
 
 const MANIFEST: &str = "manifest.json";
 
@@ -158,6 +170,8 @@ pub fn load(
         progress,
         file_index: 0,
         file_count: 0,
+        allocator: RankAllocator::default(),
+        warnings: Vec::new(),
     };
     let mut outcome = LoadOutcome::default();
     let single = paths.len() == 1 && is_single_input(fs, &paths[0]);
@@ -177,7 +191,7 @@ pub fn load(
         }
     } else {
         let inputs = expand_inputs(fs, paths, &mut outcome.errors);
-        loader.file_count = inputs.iter().map(|p| count_files(fs, p)).sum();
+        loader.file_count = inputs.iter().map(|p| count_files(fs, &p.path)).sum();
         let (sessions, default) = loader.load_distributed(&inputs, &mut outcome.errors);
         (sessions, default, LoadMode::Distributed)
     };
@@ -189,7 +203,7 @@ pub fn load(
         selected: default_selected,
         default_selected,
         mode: Some(mode),
-        warnings: Vec::new(),
+        warnings: unique_warnings(std::mem::take(&mut loader.warnings)),
     };
     // A requested session that is missing is an error, but only where something
     // loaded at all (a file that failed already explains the absence).
@@ -221,21 +235,41 @@ fn is_segment_name(name: &str) -> bool {
     logical.starts_with("segment-") && logical.ends_with(".jsonl")
 }
 
-/// Is `dir` a telemetry-sink folder (a manifest or segment files)?
-fn is_sink_dir(fs: &dyn TraceFs, dir: &str) -> bool {
-    fs.kind(&join(dir, MANIFEST)) == PathKind::File
-        || fs
-            .list_dir(dir)
-            .iter()
-            .any(|p| is_segment_name(file_name(p)) && fs.kind(p) == PathKind::File)
+/// Does `dir` hold telemetry-sink segments (`resolve_telemetry_sink_segment_paths`:
+/// the manifest's segments that exist, plus `segment-*.jsonl`)?
+fn has_sink_segments(fs: &dyn TraceFs, dir: &str) -> bool {
+    let manifest = read_manifest(fs, &join(dir, MANIFEST));
+    !segment_paths(fs, dir, manifest.as_ref()).is_empty()
 }
 
-/// One path alone is analysed as `gpumemprof analyze` would, unless it is a folder
-/// of per-rank exports (not a sink).
+/// A CSV export (any case, gzip allowed).
+fn is_csv_name(name: &str) -> bool {
+    logical_name(name).to_ascii_lowercase().ends_with(".csv")
+}
+
+fn is_timeline_name(name: &str) -> bool {
+    logical_name(name) == TIMELINE_FILE
+}
+
+/// One path alone is analysed as `gpumemprof analyze` would, except what only the
+/// TUI reads: a CSV export, a `telemetry_timeline.json`, and a folder that is not a
+/// sink (a folder of per-rank exports, a diagnose bundle). A folder with a sink
+/// manifest but no segments and nothing else to read stays `analyze`'s (its error).
 fn is_single_input(fs: &dyn TraceFs, path: &str) -> bool {
     match fs.kind(path) {
-        PathKind::Dir => is_sink_dir(fs, path),
-        _ => true,
+        PathKind::Dir => {
+            if has_sink_segments(fs, path) {
+                return true;
+            }
+            fs.kind(&join(path, MANIFEST)) == PathKind::File && {
+                let (files, timelines) = discover_tui_files(fs, path);
+                files.is_empty() && timelines.is_empty()
+            }
+        }
+        _ => {
+            let name = file_name(path);
+            !(is_csv_name(name) || is_timeline_name(name))
+        }
     }
 }
 
@@ -251,52 +285,95 @@ fn count_files(fs: &dyn TraceFs, path: &str) -> usize {
     }
 }
 
-/// The TUI's candidate files of an export folder (`_discover_candidate_files`,
-/// JSON only), recursively; when its globs match nothing, every JSON/JSONL file
-/// directly in the folder (beyond stormlog).
-fn discover_export_files(fs: &dyn TraceFs, dir: &str) -> Vec<String> {
-    fn walk(fs: &dyn TraceFs, dir: &str, out: &mut Vec<String>) {
+/// One input of the TUI's loader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ArtifactInput {
+    path: String,
+    /// A `telemetry_timeline.json` found in a folder: synthesized directly, without
+    /// first trying it as telemetry (`_load_artifact_directory`).
+    timeline: bool,
+}
+
+impl ArtifactInput {
+    fn file(path: &str) -> ArtifactInput {
+        ArtifactInput {
+            path: path.to_string(),
+            timeline: false,
+        }
+    }
+}
+
+/// `Path` ordering: component by component (not the joined string).
+fn sort_like_paths(paths: &mut [String]) {
+    paths.sort_by(|a, b| a.split('/').cmp(b.split('/')));
+}
+
+/// What an export folder holds for the TUI (`_discover_candidate_files`, recursively):
+/// its candidate files (`events.json`, `*events*.json`, `*track*.json`,
+/// `*events*.csv`, `*track*.csv`, except `telemetry_timeline.json`), then every
+/// `telemetry_timeline.json`, each group in path order. When the globs match nothing,
+/// every JSON/JSONL/CSV file directly in the folder (beyond stormlog).
+fn discover_export_files(fs: &dyn TraceFs, dir: &str) -> Vec<ArtifactInput> {
+    let (mut files, timelines) = discover_tui_files(fs, dir);
+    if files.is_empty() && timelines.is_empty() {
+        files = fs
+            .list_dir(dir)
+            .into_iter()
+            .filter(|p| {
+                let lower = logical_name(file_name(p)).to_ascii_lowercase();
+                fs.kind(p) == PathKind::File
+                    && (lower.ends_with(".json")
+                        || lower.ends_with(".jsonl")
+                        || lower.ends_with(".csv"))
+            })
+            .collect();
+        sort_like_paths(&mut files);
+    }
+    let mut out: Vec<ArtifactInput> = files.iter().map(|p| ArtifactInput::file(p)).collect();
+    out.extend(timelines.into_iter().map(|path| ArtifactInput {
+        path,
+        timeline: true,
+    }));
+    out
+}
+
+/// The TUI's globs over a folder, recursively: (candidate files, timelines), each
+/// in path order.
+fn discover_tui_files(fs: &dyn TraceFs, dir: &str) -> (Vec<String>, Vec<String>) {
+    fn walk(fs: &dyn TraceFs, dir: &str, files: &mut Vec<String>, timelines: &mut Vec<String>) {
         for p in fs.list_dir(dir) {
             match fs.kind(&p) {
-                PathKind::Dir => walk(fs, &p, out),
+                PathKind::Dir => walk(fs, &p, files, timelines),
                 PathKind::File => {
                     let name = logical_name(file_name(&p));
-                    let matches = name.ends_with(".json")
-                        && name != "telemetry_timeline.json"
-                        && (name == "events.json"
-                            || name.contains("events")
-                            || name.contains("track"));
-                    if matches {
-                        out.push(p);
+                    let stem_matches = name.contains("events") || name.contains("track");
+                    if name == TIMELINE_FILE {
+                        timelines.push(p);
+                    } else if (name.ends_with(".json") || name.ends_with(".csv")) && stem_matches {
+                        files.push(p);
                     }
                 }
                 PathKind::Missing => {}
             }
         }
     }
-    let mut found = Vec::new();
-    walk(fs, dir, &mut found);
-    if found.is_empty() {
-        found = fs
-            .list_dir(dir)
-            .into_iter()
-            .filter(|p| {
-                let lower = logical_name(file_name(p)).to_ascii_lowercase();
-                fs.kind(p) == PathKind::File
-                    && (lower.ends_with(".json") || lower.ends_with(".jsonl"))
-            })
-            .collect();
-    }
-    found.sort();
-    found
+    let (mut files, mut timelines) = (Vec::new(), Vec::new());
+    walk(fs, dir, &mut files, &mut timelines);
+    sort_like_paths(&mut files);
+    sort_like_paths(&mut timelines);
+    (files, timelines)
 }
 
 /// Several inputs: folders of exports become their files; sink folders stay whole.
-fn expand_inputs(fs: &dyn TraceFs, paths: &[String], errors: &mut Vec<LoadError>) -> Vec<String> {
+fn expand_inputs(
+    fs: &dyn TraceFs,
+    paths: &[String],
+    errors: &mut Vec<LoadError>,
+) -> Vec<ArtifactInput> {
     let mut out = Vec::new();
     for path in paths {
         match fs.kind(path) {
-            PathKind::Dir if !is_sink_dir(fs, path) => {
+            PathKind::Dir if !has_sink_segments(fs, path) => {
                 let files = discover_export_files(fs, path);
                 if files.is_empty() {
                     errors.push(LoadError::new(
@@ -307,10 +384,19 @@ fn expand_inputs(fs: &dyn TraceFs, paths: &[String], errors: &mut Vec<LoadError>
                 }
                 out.extend(files);
             }
-            _ => out.push(path.clone()),
+            _ => out.push(ArtifactInput::file(path)),
         }
     }
     out
+}
+
+/// `_unique_strings` over the warnings' texts: the first of each, in order.
+fn unique_warnings(warnings: Vec<LoadWarning>) -> Vec<LoadWarning> {
+    let mut seen = HashSet::new();
+    warnings
+        .into_iter()
+        .filter(|w| seen.insert(w.message.clone()))
+        .collect()
 }
 
 fn session_not_found(id: &str) -> LoadError {
@@ -354,6 +440,10 @@ struct Loader<'a> {
     progress: &'a mut dyn FnMut(&LoadProgress),
     file_index: usize,
     file_count: usize,
+    /// The TUI's rank allocator for timelines, shared by every input of the load.
+    allocator: RankAllocator,
+    /// The TUI's warnings, in order (repeats are removed at the end).
+    warnings: Vec<LoadWarning>,
 }
 
 /// A sink manifest, read tolerantly (anything unreadable is ignored, as stormlog does).
@@ -377,8 +467,8 @@ impl Loader<'_> {
                 format!("Path does not exist: {path}"),
             )),
             PathKind::Dir => {
-                let manifest = self.read_manifest(&join(path, MANIFEST));
-                let segments = self.segment_paths(path, manifest.as_ref());
+                let manifest = read_manifest(fs, &join(path, MANIFEST));
+                let segments = segment_paths(fs, path, manifest.as_ref());
                 if segments.is_empty() {
                     let what = if manifest.is_some() {
                         format!("Telemetry sink {path} retained no segments")
@@ -390,8 +480,8 @@ impl Loader<'_> {
                 self.load_sink(&resolved, &segments, manifest)
             }
             PathKind::File if name == MANIFEST => {
-                let manifest = self.read_manifest(path);
-                let segments = self.segment_paths(parent(path), manifest.as_ref());
+                let manifest = read_manifest(fs, path);
+                let segments = segment_paths(fs, parent(path), manifest.as_ref());
                 if segments.is_empty() {
                     return Err(LoadError::new(
                         LoadErrorKind::NotFound,
@@ -404,7 +494,7 @@ impl Loader<'_> {
             PathKind::File if logical_name(&name).ends_with(".jsonl") => {
                 let manifest_path = join(parent(path), MANIFEST);
                 let manifest = if fs.kind(&manifest_path) == PathKind::File {
-                    self.read_manifest(&manifest_path)
+                    read_manifest(fs, &manifest_path)
                 } else {
                     None
                 };
@@ -434,87 +524,88 @@ impl Loader<'_> {
             }
         }
     }
+}
 
-    fn read_manifest(&self, path: &str) -> Option<Manifest> {
-        let mut reader = self.fs.open(path).ok()?;
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes).ok()?;
-        let mut tape = Tape::default();
-        let n = tape.parse_value(&bytes, 0, true).ok()?;
-        if crate::json::skip_ws(&bytes, n) != bytes.len()
-            || !matches!(tape.nodes[0], Node::Object { .. })
-        {
-            return None;
-        }
-        // schema_version: int(x) with default 1; below 1 counts as 1.
-        let schema_version = match tape.get(0, b"schema_version") {
-            Some(i) => super::session::py_int(&tape, i)
-                .filter(|v| *v >= 1)
-                .unwrap_or(1),
-            None => 1,
-        };
-        let mut manifest = Manifest::default();
-        if schema_version >= 2 {
-            if let Some(list) = tape
-                .get(0, b"sessions")
-                .filter(|&i| matches!(tape.nodes[i], Node::Array { .. }))
-            {
-                for entry in tape.elements(list) {
-                    if let Ok(summary) = summary_from_json(&tape, entry) {
-                        manifest.sessions.push(summary);
-                    }
-                }
-            }
-        }
+/// A sink manifest (`read_telemetry_sink_manifest`); `None` when unreadable.
+fn read_manifest(fs: &dyn TraceFs, path: &str) -> Option<Manifest> {
+    let mut reader = fs.open(path).ok()?;
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).ok()?;
+    let mut tape = Tape::default();
+    let n = tape.parse_value(&bytes, 0, true).ok()?;
+    if crate::json::skip_ws(&bytes, n) != bytes.len()
+        || !matches!(tape.nodes[0], Node::Object { .. })
+    {
+        return None;
+    }
+    // schema_version: int(x) with default 1; below 1 counts as 1.
+    let schema_version = match tape.get(0, b"schema_version") {
+        Some(i) => super::session::py_int(&tape, i)
+            .filter(|v| *v >= 1)
+            .unwrap_or(1),
+        None => 1,
+    };
+    let mut manifest = Manifest::default();
+    if schema_version >= 2 {
         if let Some(list) = tape
-            .get(0, b"segments")
+            .get(0, b"sessions")
             .filter(|&i| matches!(tape.nodes[i], Node::Array { .. }))
         {
             for entry in tape.elements(list) {
-                if !matches!(tape.nodes[entry], Node::Object { .. }) {
-                    continue;
-                }
-                let Some(filename) = tape
-                    .get(entry, b"filename")
-                    .map(|i| tape.nodes[i])
-                    .filter(|n| matches!(n, Node::Str { .. }))
-                else {
-                    continue;
-                };
-                let session = match tape.get(entry, b"session_id").map(|i| tape.nodes[i]) {
-                    Some(n @ Node::Str { .. }) => Some(tape.text_of(n).into_owned()),
-                    _ => None,
-                };
-                manifest
-                    .segments
-                    .push((tape.text_of(filename).into_owned(), session));
-            }
-        }
-        Some(manifest)
-    }
-
-    /// Manifest segments that exist plus discovered `segment-*.jsonl`, by name.
-    fn segment_paths(&self, dir: &str, manifest: Option<&Manifest>) -> Vec<String> {
-        let mut by_name: Vec<(String, String)> = self
-            .fs
-            .list_dir(dir)
-            .into_iter()
-            .filter(|p| is_segment_name(file_name(p)) && self.fs.kind(p) == PathKind::File)
-            .map(|p| (file_name(&p).to_string(), p))
-            .collect();
-        if let Some(m) = manifest {
-            for (filename, _) in &m.segments {
-                let p = join(dir, filename);
-                if self.fs.kind(&p) == PathKind::File && !by_name.iter().any(|(n, _)| n == filename)
-                {
-                    by_name.push((filename.clone(), p));
+                if let Ok(summary) = summary_from_json(&tape, entry) {
+                    manifest.sessions.push(summary);
                 }
             }
         }
-        by_name.sort();
-        by_name.into_iter().map(|(_, p)| p).collect()
     }
+    if let Some(list) = tape
+        .get(0, b"segments")
+        .filter(|&i| matches!(tape.nodes[i], Node::Array { .. }))
+    {
+        for entry in tape.elements(list) {
+            if !matches!(tape.nodes[entry], Node::Object { .. }) {
+                continue;
+            }
+            let Some(filename) = tape
+                .get(entry, b"filename")
+                .map(|i| tape.nodes[i])
+                .filter(|n| matches!(n, Node::Str { .. }))
+            else {
+                continue;
+            };
+            let session = match tape.get(entry, b"session_id").map(|i| tape.nodes[i]) {
+                Some(n @ Node::Str { .. }) => Some(tape.text_of(n).into_owned()),
+                _ => None,
+            };
+            manifest
+                .segments
+                .push((tape.text_of(filename).into_owned(), session));
+        }
+    }
+    Some(manifest)
+}
 
+/// Manifest segments that exist plus discovered `segment-*.jsonl`, by name.
+fn segment_paths(fs: &dyn TraceFs, dir: &str, manifest: Option<&Manifest>) -> Vec<String> {
+    let mut by_name: Vec<(String, String)> = fs
+        .list_dir(dir)
+        .into_iter()
+        .filter(|p| is_segment_name(file_name(p)) && fs.kind(p) == PathKind::File)
+        .map(|p| (file_name(&p).to_string(), p))
+        .collect();
+    if let Some(m) = manifest {
+        for (filename, _) in &m.segments {
+            let p = join(dir, filename);
+            if fs.kind(&p) == PathKind::File && !by_name.iter().any(|(n, _)| n == filename) {
+                by_name.push((filename.clone(), p));
+            }
+        }
+    }
+    by_name.sort();
+    by_name.into_iter().map(|(_, p)| p).collect()
+}
+
+impl Loader<'_> {
     fn load_sink(
         &mut self,
         resolved_input: &str,
@@ -740,32 +831,48 @@ fn open_input<'p>(
 
 // ── Several inputs: the TUI's distributed loader ───────────────────────────
 
-/// `_dedupe_events`: drop repeats of (session, time, rank, local rank, world
-/// size, type, allocated, reserved, used, context-or-"").
+/// What `_dedupe_events` compares: (session, time, rank, local rank, world size,
+/// type, allocated, reserved, used, context-or-""); `empty` is the id of "".
+type DedupeKey = (
+    StrId,
+    i64,
+    i64,
+    i64,
+    i64,
+    StrId,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    StrId,
+);
+
+fn dedupe_key(e: &Event, empty: StrId) -> DedupeKey {
+    let context = if e.context == NO_STR {
+        empty
+    } else {
+        e.context
+    };
+    (
+        e.session,
+        e.timestamp_ns,
+        e.rank,
+        e.local_rank,
+        e.world_size,
+        e.event_type,
+        e.allocator_allocated_bytes(),
+        e.allocator_reserved_bytes(),
+        e.device_used_bytes(),
+        context,
+    )
+}
+
+/// `_dedupe_events`: drop repeats, keeping the first.
 fn dedupe(events: Vec<Event>, strings: &mut Strings) -> Vec<Event> {
     let empty = strings.intern("");
     let mut seen = HashSet::with_capacity(events.len());
     events
         .into_iter()
-        .filter(|e| {
-            let context = if e.context == NO_STR {
-                empty
-            } else {
-                e.context
-            };
-            seen.insert((
-                e.session,
-                e.timestamp_ns,
-                e.rank,
-                e.local_rank,
-                e.world_size,
-                e.event_type,
-                e.allocator_allocated_bytes(),
-                e.allocator_reserved_bytes(),
-                e.device_used_bytes(),
-                context,
-            ))
-        })
+        .filter(|e| seen.insert(dedupe_key(e, empty)))
         .collect()
 }
 
@@ -853,25 +960,39 @@ impl Loader<'_> {
     /// synthesized distributed session first). Failed inputs land in `errors`.
     fn load_distributed(
         &mut self,
-        inputs: &[String],
+        inputs: &[ArtifactInput],
         errors: &mut Vec<LoadError>,
     ) -> (Vec<Session>, Option<usize>) {
         // Accumulated sessions by id, in first-seen order.
         let mut accumulated: Vec<Session> = Vec::new();
         let mut legacy_flat: Vec<Session> = Vec::new();
         let mut single_session_ids: HashSet<String> = HashSet::new();
-        for path in inputs {
-            let sessions = match self.load_sessions(path) {
+        for input in inputs {
+            let path = &input.path;
+            let loaded = if input.timeline {
+                self.load_timeline(path)
+            } else {
+                self.load_artifact_file(path)
+            };
+            let sessions = match loaded {
                 Ok(s) => s,
                 Err(e) => {
                     errors.push(e);
                     continue;
                 }
             };
+            // _is_legacy_sessionless_flat_file (not for a folder's timelines, which
+            // the TUI accumulates directly).
             let name = logical_name(file_name(path)).to_ascii_lowercase();
-            let legacy_id = stable_legacy_session_id(&[&self.fs.resolve(path), "json"]);
-            let is_legacy = self.fs.kind(path) == PathKind::File
-                && (name.ends_with(".json") || name.ends_with(".jsonl"))
+            let kind = if name.ends_with(".csv") {
+                "csv"
+            } else {
+                "json"
+            };
+            let legacy_id = stable_legacy_session_id(&[&self.fs.resolve(path), kind]);
+            let is_legacy = !input.timeline
+                && self.fs.kind(path) == PathKind::File
+                && (name.ends_with(".json") || name.ends_with(".jsonl") || name.ends_with(".csv"))
                 && !sessions.is_empty()
                 && sessions.iter().all(|s| s.summary.session_id == legacy_id);
             if is_legacy {
@@ -975,6 +1096,168 @@ impl Loader<'_> {
         };
         (sessions, default)
     }
+}
+
+impl Loader<'_> {
+    /// `_load_artifact_file`: a CSV as the TUI reads it; JSON as telemetry, and a
+    /// `telemetry_timeline.json` that is not telemetry as a timeline. The events of
+    /// what loaded register their ranks with the timeline allocator.
+    fn load_artifact_file(&mut self, path: &str) -> Result<Vec<Session>, LoadError> {
+        let name = file_name(path).to_string();
+        let is_file = self.fs.kind(path) == PathKind::File;
+        if is_file && is_csv_name(&name) {
+            let sessions = self.load_csv_file(path)?;
+            self.register(&sessions);
+            return Ok(sessions);
+        }
+        match self.load_sessions(path) {
+            Ok(sessions) => {
+                self.register(&sessions);
+                Ok(sessions)
+            }
+            Err(_) if is_file && is_timeline_name(&name) => self.load_timeline(path),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn register(&mut self, sessions: &[Session]) {
+        for s in sessions {
+            self.allocator.register_events(&s.events);
+        }
+    }
+
+    /// `_load_csv_sessions`.
+    fn load_csv_file(&mut self, path: &str) -> Result<Vec<Session>, LoadError> {
+        let fs = self.fs;
+        let resolved = fs.resolve(path);
+        let default_id = stable_legacy_session_id(&[&resolved, "csv"]);
+        let mut input = open_input(
+            fs,
+            path,
+            &mut *self.progress,
+            &mut self.file_index,
+            self.file_count,
+        )?;
+        let mut target = CsvTarget {
+            strings: &mut self.ctx.strings,
+            phases: &mut self.ctx.phases,
+            default_session_id: &default_id,
+            resolved: &resolved,
+        };
+        let loaded = load_csv(&mut input, &mut target)?;
+        drop(input);
+        self.warnings.extend(loaded.warnings);
+        Ok(tui_sessions_from_events(
+            loaded.events,
+            &mut self.ctx.strings,
+            &resolved,
+            None,
+        ))
+    }
+
+    /// `_synthesize_sessions_from_timeline`.
+    fn load_timeline(&mut self, path: &str) -> Result<Vec<Session>, LoadError> {
+        let fs = self.fs;
+        let input = open_input(
+            fs,
+            path,
+            &mut *self.progress,
+            &mut self.file_index,
+            self.file_count,
+        );
+        let mut target = TimelineTarget {
+            strings: &mut self.ctx.strings,
+            phases: &mut self.ctx.phases,
+            allocator: &mut self.allocator,
+        };
+        match synthesize(fs, path, input, &mut target)? {
+            Timeline::Skipped(warning) => {
+                self.warnings.push(warning);
+                Ok(Vec::new())
+            }
+            Timeline::Synthesized(synthesized) => {
+                let Synthesized {
+                    events,
+                    summary,
+                    warning,
+                } = *synthesized;
+                self.warnings.push(warning);
+                Ok(tui_sessions_from_events(
+                    events,
+                    &mut self.ctx.strings,
+                    &fs.resolve(path),
+                    Some(summary),
+                ))
+            }
+        }
+    }
+}
+
+/// `_load_sessions_from_events`: events grouped by session in first-seen order,
+/// each group deduplicated and stably sorted by time; its summary is `summary` when
+/// the ids match, else built from the first event (completed only when the LAST
+/// event is a `stop`; unlike `infer_summary`, an earlier `stop` does not count).
+fn tui_sessions_from_events(
+    events: Vec<(Event, RecordExtras)>,
+    strings: &mut Strings,
+    source_path: &str,
+    summary: Option<SessionSummary>,
+) -> Vec<Session> {
+    let mut groups: Vec<(StrId, Vec<(Event, RecordExtras)>)> = Vec::new();
+    for pair in events {
+        match groups.iter_mut().find(|(id, _)| *id == pair.0.session) {
+            Some((_, list)) => list.push(pair),
+            None => groups.push((pair.0.session, vec![pair])),
+        }
+    }
+    let empty = strings.intern("");
+    let name = file_name(source_path).to_string();
+    let mut sessions = Vec::with_capacity(groups.len());
+    for (id, list) in groups {
+        let mut seen = HashSet::with_capacity(list.len());
+        let mut list: Vec<(Event, RecordExtras)> = list
+            .into_iter()
+            .filter(|(e, _)| seen.insert(dedupe_key(e, empty)))
+            .collect();
+        list.sort_by_key(|(e, _)| e.timestamp_ns); // stable
+        let session_id = strings.str(id).to_string();
+        let summary = match summary.as_ref().filter(|s| s.session_id == session_id) {
+            Some(s) => s.clone(),
+            None => {
+                let Some((first, extras)) = list.first() else {
+                    continue;
+                };
+                let last_stop = list
+                    .last()
+                    .filter(|(e, _)| e.is_stop())
+                    .map(|(e, _)| e.timestamp_ns);
+                SessionSummary {
+                    session_id,
+                    status: if last_stop.is_some() {
+                        SessionStatus::Completed
+                    } else {
+                        SessionStatus::Incomplete
+                    },
+                    started_at_ns: i128::from(first.timestamp_ns),
+                    ended_at_ns: last_stop.map(i128::from),
+                    host: strings.str(extras.host).to_string(),
+                    pid: extras.pid,
+                    job_id: strings.get(extras.job_id).map(str::to_string),
+                    rank: i128::from(first.rank),
+                    local_rank: i128::from(first.local_rank),
+                    world_size: i128::from(first.world_size.max(1)),
+                    source: format!("artifact:{name}"),
+                }
+            }
+        };
+        sessions.push(Session {
+            summary,
+            events: list.into_iter().map(|(e, _)| e).collect(),
+            sources: vec![source_path.to_string()],
+            synthetic: false,
+        });
+    }
+    sessions
 }
 
 /// `_accumulate_loaded_sessions`: same-id sessions merge (the better summary wins).

@@ -1,6 +1,8 @@
 //! Trace loading: stormlog telemetry files (JSON, JSONL, sink folders, gzip) to
-//! compact per-session event lists, with stormlog 0.4.3's validation.
+//! compact per-session event lists, with stormlog 0.4.3's validation; and the other
+//! artifacts stormlog's TUI reads (CSV exports, `telemetry_timeline.json`).
 
+pub mod csv;
 pub mod error;
 pub mod event;
 pub mod fs;
@@ -9,13 +11,15 @@ pub mod marker;
 pub mod parallel;
 pub mod parse;
 pub mod phase_boundary;
+pub mod pynum;
 pub mod reader;
 pub mod record;
 pub mod session;
+pub mod timeline;
 
 pub use error::{LoadError, LoadErrorKind, LoadWarning};
 pub use event::{Event, StrId, Strings, NO_STR};
 pub use fs::{MemFs, PathKind, StdFs, TraceFs};
-pub use phase_boundary::PhaseBoundary;
 pub use load::{load, Dataset, LoadMode, LoadOptions, LoadOutcome, LoadProgress, Session};
+pub use phase_boundary::PhaseBoundary;
 pub use session::{SessionStatus, SessionSummary};

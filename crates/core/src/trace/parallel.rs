@@ -15,10 +15,10 @@ use std::sync::Mutex;
 
 use super::event::{Event, Strings, NO_STR};
 use super::parse::{LoadCtx, SessionGrouper};
-use super::reader::Input;
-use super::record::{convert_record, InternCache, RecordExtras, RecordSink};
-use crate::json::{skip_ws, Node, Tape};
 use super::phase_boundary::PhaseBoundary;
+use super::reader::Input;
+use super::record::{convert_record, InternCache, RecordExtras, RecordSink, DEFAULT_COLLECTOR};
+use crate::json::{skip_ws, Node, Tape};
 
 /// Files smaller than this are parsed sequentially.
 pub const MIN_PARALLEL_BYTES: u64 = 8 << 20;
@@ -188,6 +188,8 @@ fn convert_batch(batch: &Batch, tape: &mut Tape, default_session_id: &str) -> Op
             strings: &mut strings,
             phases: &mut phases,
             default_session_id,
+            default_collector: DEFAULT_COLLECTOR,
+            default_sampling_interval_ms: 0,
             cache: &mut cache,
         };
         events.push(convert_record(tape, 0, &mut sink).ok()?);

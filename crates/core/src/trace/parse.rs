@@ -8,11 +8,13 @@
 
 use super::error::{LoadError, LoadErrorKind};
 use super::event::{Event, StrId, Strings};
+use super::phase_boundary::PhaseBoundary;
 use super::reader::Input;
-use super::record::{convert_record, InternCache, RecordError, RecordExtras, RecordSink};
+use super::record::{
+    convert_record, InternCache, RecordError, RecordExtras, RecordSink, DEFAULT_COLLECTOR,
+};
 use super::session::{summary_from_json, SessionSummary};
 use crate::json::{py_strip, skip_ws, Node, ParseError, Tape};
-use super::phase_boundary::PhaseBoundary;
 
 /// Shared, growing state of one load: interned strings, phase boundaries and scratch tapes.
 #[derive(Default)]
@@ -218,6 +220,8 @@ fn stream_records(
                     strings: &mut ctx.strings,
                     phases: &mut ctx.phases,
                     default_session_id,
+                    default_collector: DEFAULT_COLLECTOR,
+                    default_sampling_interval_ms: 0,
                     cache: &mut ctx.cache,
                 };
                 match convert_record(&ctx.tape, 0, &mut sink) {
@@ -550,6 +554,8 @@ fn choose_records(
             strings: &mut ctx.strings,
             phases: &mut ctx.phases,
             default_session_id,
+            default_collector: DEFAULT_COLLECTOR,
+            default_sampling_interval_ms: 0,
             cache: &mut ctx.cache,
         };
         let mut grouper = SessionGrouper::default();
@@ -684,6 +690,8 @@ fn parse_jsonl_inner(
                         strings: &mut ctx.strings,
                         phases: &mut ctx.phases,
                         default_session_id,
+                        default_collector: DEFAULT_COLLECTOR,
+                        default_sampling_interval_ms: 0,
                         cache: &mut ctx.cache,
                     };
                     match convert_record(&ctx.tape, 0, &mut sink) {

@@ -11,8 +11,8 @@ use std::borrow::Cow;
 
 use super::event::{flags, Counters, Event, Identity, StrId, Strings, NO_STR};
 use super::marker::contains_collective_token;
-use crate::json::{py_strip, Node, Tape};
 use super::phase_boundary::PhaseBoundary;
+use crate::json::{py_strip, Node, Tape};
 use crate::py::py_repr_str;
 
 /// A record rejected by stormlog's rules: its message and the field at fault.
@@ -23,6 +23,17 @@ pub struct RecordError {
     /// stormlog accepts the record; only our 64-bit storage cannot hold a value.
     /// Such an error ranks below every error stormlog itself would raise.
     pub beyond_stormlog: bool,
+    /// Python's `str(exc)` where it differs from `message` (stormlog raises a
+    /// `KeyError` there, whose text is just the quoted key). The TUI's CSV
+    /// warnings print this text.
+    pub python_text: Option<String>,
+}
+
+impl RecordError {
+    /// What Python prints for this error (`str(exc)`).
+    pub fn python_message(&self) -> &str {
+        self.python_text.as_deref().unwrap_or(&self.message)
+    }
 }
 
 type Result<T> = std::result::Result<T, RecordError>;
@@ -32,6 +43,7 @@ fn fail<T>(field: &str, message: impl Into<String>) -> Result<T> {
         field: Some(field.to_string()),
         message: message.into(),
         beyond_stormlog: false,
+        python_text: None,
     })
 }
 
@@ -41,8 +53,17 @@ pub struct RecordSink<'a> {
     pub phases: &'a mut Vec<PhaseBoundary>,
     /// Session id for records that carry none (stormlog's per-file legacy id).
     pub default_session_id: &'a str,
+    /// Collector of legacy records that name none and whose keys imply none
+    /// (`telemetry_event_from_record(default_collector=...)`): "legacy.unknown"
+    /// for JSON, "legacy.csv" for the TUI's CSV rows.
+    pub default_collector: &'a str,
+    /// `sampling_interval_ms` of legacy records without that key (0 everywhere).
+    pub default_sampling_interval_ms: i128,
     pub cache: &'a mut InternCache,
 }
+
+/// stormlog's default collector for legacy records.
+pub const DEFAULT_COLLECTOR: &str = "legacy.unknown";
 
 /// The last id interned per field: consecutive records usually repeat them.
 #[derive(Debug, Default, Clone, Copy)]
@@ -342,6 +363,7 @@ fn fit(value: i128, field: &str) -> Result<i64> {
         field: Some(field.to_string()),
         message: out_of_range(field),
         beyond_stormlog: true,
+        python_text: None,
     })
 }
 
@@ -809,7 +831,12 @@ fn convert_schema_record(
     );
     // stormlog then reads record["metadata"] directly: a KeyError when it is absent.
     let Some(metadata) = metadata else {
-        return fail("metadata", "Missing required telemetry fields: metadata");
+        return Err(RecordError {
+            field: Some("metadata".to_string()),
+            message: "Missing required telemetry fields: metadata".to_string(),
+            beyond_stormlog: false,
+            python_text: Some("'metadata'".to_string()),
+        });
     };
 
     // validate_telemetry_record(normalized): shape first.
@@ -1145,7 +1172,7 @@ fn convert_legacy_record(
             slots.get(K::SamplingIntervalMs),
             "sampling_interval_ms",
         )?,
-        None => 0,
+        None => sink.default_sampling_interval_ms,
     };
     // _legacy_pid / _legacy_host
     let pid = if slots.has(K::Pid) {
@@ -1162,7 +1189,8 @@ fn convert_legacy_record(
     } else {
         Cow::Borrowed("unknown")
     };
-    let collector = legacy_collector(tape, slots, device_id, &meta);
+    let default_collector: &str = sink.default_collector;
+    let collector = legacy_collector(tape, slots, device_id, &meta, default_collector);
     let identity = resolve_identity(
         tape,
         slots.get_non_null(K::JobId).or_else(|| meta("job_id")),
@@ -1249,6 +1277,7 @@ fn legacy_collector<'x>(
     slots: &Slots<'_>,
     device_id: i128,
     meta: &dyn Fn(&str) -> Option<Node>,
+    default: &'x str,
 ) -> Cow<'x, str> {
     if let Some(n @ Node::Str { .. }) = slots.get(K::Collector) {
         let text = tape.text_of(n);
@@ -1284,7 +1313,7 @@ fn legacy_collector<'x>(
             "stormlog.cuda_tracker"
         });
     }
-    Cow::Borrowed("legacy.unknown")
+    Cow::Borrowed(default)
 }
 
 /// What the event's metadata contributes: the keys attribution reads, and whether

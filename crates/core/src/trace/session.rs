@@ -142,6 +142,23 @@ pub fn py_int(tape: &Tape, idx: usize) -> Option<i128> {
 
 /// `session_summary_from_dict`: `Err` with stormlog's message when invalid.
 pub fn summary_from_json(tape: &Tape, idx: usize) -> Result<SessionSummary, String> {
+    summary_from_json_inner(tape, idx, true).map(|(summary, _)| summary)
+}
+
+/// `session_summary_from_dict` keeping `job_id` as Python does, unchecked: the
+/// summary (its `job_id` left `None`) and the node of the `job_id` value, if any.
+pub fn summary_from_json_any_job(
+    tape: &Tape,
+    idx: usize,
+) -> Result<(SessionSummary, Option<usize>), String> {
+    summary_from_json_inner(tape, idx, false)
+}
+
+fn summary_from_json_inner(
+    tape: &Tape,
+    idx: usize,
+    check_job_id: bool,
+) -> Result<(SessionSummary, Option<usize>), String> {
     if !matches!(tape.nodes[idx], Node::Object { .. }) {
         return Err("session summary payload must be an object".to_string());
     }
@@ -185,6 +202,7 @@ pub fn summary_from_json(tape: &Tape, idx: usize) -> Result<SessionSummary, Stri
     };
     let pid = int_or("pid", -1)?;
     let job_id = match get("job_id").map(|i| tape.nodes[i]) {
+        _ if !check_job_id => None,
         None | Some(Node::Null) => None,
         Some(n @ Node::Str { .. }) => Some(tape.text_of(n).into_owned()),
         Some(Node::Int(v)) => Some(v.to_string()),
@@ -193,7 +211,7 @@ pub fn summary_from_json(tape: &Tape, idx: usize) -> Result<SessionSummary, Stri
     let rank = int_or("rank", 0)?;
     let local_rank = int_or("local_rank", 0)?;
     let world_size = int_or("world_size", 1)?.max(1);
-    Ok(SessionSummary {
+    let summary = SessionSummary {
         session_id,
         status,
         started_at_ns: started,
@@ -205,7 +223,8 @@ pub fn summary_from_json(tape: &Tape, idx: usize) -> Result<SessionSummary, Stri
         local_rank,
         world_size,
         source,
-    })
+    };
+    Ok((summary, get("job_id")))
 }
 
 #[cfg(test)]
