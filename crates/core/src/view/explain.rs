@@ -6,6 +6,87 @@ use crate::attribution::AttributionConfig;
 
 use super::format::{format_bytes, format_duration};
 
+/// How the settings column presents one override field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OverrideHelp {
+    pub label: &'static str,
+    /// The unit of the number typed (`bytes`, `ns`, ``), shown beside the input.
+    pub unit: &'static str,
+    /// One sentence: what raising the value does.
+    pub help: &'static str,
+    /// The number input's `step` (`1` for integers, `any` for ratios).
+    pub step: &'static str,
+}
+
+/// The presentation of each of stormlog's override fields (`None` for other names).
+pub fn override_help(field: &str) -> Option<OverrideHelp> {
+    let h = |label, unit, help, step| {
+        Some(OverrideHelp {
+            label,
+            unit,
+            help,
+            step,
+        })
+    };
+    match field {
+        "min_samples_per_rank" => h(
+            "Min samples per rank",
+            "samples",
+            "Ranks with fewer memory samples are not analysed.",
+            "1",
+        ),
+        "min_gap_bytes" => h(
+            "Min gap",
+            "bytes",
+            "Smallest hidden-memory gap (device used − allocator reserved) that counts as a spike.",
+            "1",
+        ),
+        "min_gap_ratio" => h(
+            "Min gap ratio",
+            "of device total",
+            "The gap must also be this fraction of the device's memory.",
+            "any",
+        ),
+        "robust_zscore_threshold" => h(
+            "Outlier z-score",
+            "MAD z",
+            "How far above the rank's median gap a sample must be to be an outlier.",
+            "any",
+        ),
+        "marker_window_ns" => h(
+            "Marker window",
+            "ns",
+            "How close a collective marker must be to a spike to support it.",
+            "1",
+        ),
+        "interval_padding_ns" => h(
+            "Interval padding",
+            "ns",
+            "Added before and after each spike when intervals are formed.",
+            "1",
+        ),
+        "synchrony_window_ns" => h(
+            "Synchrony window",
+            "ns",
+            "Spikes on other ranks within this distance count as simultaneous.",
+            "1",
+        ),
+        "min_synchrony_ratio" => h(
+            "Min synchrony ratio",
+            "of ranks",
+            "Fraction of ranks that must spike together for the synchrony signal.",
+            "any",
+        ),
+        "min_confidence" => h(
+            "Min confidence",
+            "0–1",
+            "Intervals below this confidence are not reported.",
+            "any",
+        ),
+        _ => None,
+    }
+}
+
 /// One sentence per reason code stormlog emits.
 pub fn reason_sentence(code: &str) -> &'static str {
     match code {
@@ -117,4 +198,44 @@ pub fn evidence_lines(row: &IntervalRow, config: &AttributionConfig) -> Vec<Evid
             ),
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attribution::{Preset, OVERRIDE_FIELDS};
+
+    #[test]
+    fn every_reason_code_stormlog_emits_has_its_own_sentence() {
+        let unknown = reason_sentence("no_such_code");
+        let codes = [
+            "allocator_device_divergence",
+            "gap_spike_statistical_outlier",
+            "marker_collective_token",
+            "marker_spike_overlap",
+            "weak_marker_signal",
+            "cross_rank_synchrony",
+            "single_rank_only",
+        ];
+        let mut seen = std::collections::BTreeSet::new();
+        for code in codes {
+            let s = reason_sentence(code);
+            assert_ne!(s, unknown, "{code}");
+            assert!(seen.insert(s), "{code} shares a sentence");
+        }
+    }
+
+    #[test]
+    fn every_override_field_is_presented_with_a_unit() {
+        for f in OVERRIDE_FIELDS {
+            let h = override_help(f).unwrap_or_else(|| panic!("{f}"));
+            assert!(!h.unit.is_empty() && !h.help.is_empty(), "{f}");
+            // Medium: every ratio knob has a fractional value there.
+            let integer = AttributionConfig::preset(Preset::Medium)
+                .field_text(f)
+                .is_some_and(|t| !t.contains('.'));
+            assert_eq!(h.step == "1", integer, "{f}: step {}", h.step);
+        }
+        assert_eq!(override_help("preset"), None);
+    }
 }

@@ -14,7 +14,13 @@ pub fn format_bytes(bytes: i64) -> String {
     if unit == 0 {
         format!("{sign}{} B", bytes.unsigned_abs())
     } else {
-        let digits = if value >= 100.0 { 0 } else if value >= 10.0 { 1 } else { 2 };
+        let digits = if value >= 100.0 {
+            0
+        } else if value >= 10.0 {
+            1
+        } else {
+            2
+        };
         format!("{sign}{value:.digits$} {}", UNITS[unit])
     }
 }
@@ -48,7 +54,13 @@ pub fn format_duration(ns: i64) -> String {
     } else {
         return format!("{sign}{} ns", ns.unsigned_abs());
     };
-    let digits = if value >= 100.0 { 0 } else if value >= 10.0 { 1 } else { 2 };
+    let digits = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
     format!("{sign}{value:.digits$} {unit}")
 }
 

@@ -280,7 +280,10 @@ impl TimelineIndex {
         let (start_ns, end_ns) = if q.end_ns > q.start_ns {
             (q.start_ns, q.end_ns)
         } else {
-            (self.start_ns, self.end_ns.max(self.start_ns.saturating_add(1)))
+            (
+                self.start_ns,
+                self.end_ns.max(self.start_ns.saturating_add(1)),
+            )
         };
         let columns = q.columns.clamp(1, MAX_COLUMNS);
         let wanted: Vec<&RankSeries> = match &q.ranks {
@@ -341,7 +344,10 @@ impl TimelineIndex {
         // The window's end is exclusive: reach one past the last event.
         let q = WindowQuery {
             start_ns: self.start_ns,
-            end_ns: self.end_ns.saturating_add(1).max(self.start_ns.saturating_add(1)),
+            end_ns: self
+                .end_ns
+                .saturating_add(1)
+                .max(self.start_ns.saturating_add(1)),
             columns,
             ranks: ranks.map(<[i64]>::to_vec),
         };
@@ -427,7 +433,9 @@ mod tests {
         for n in [0usize, 1, 5, 16, 17, 31, 32, 33, 255, 256, 257, 1000, 5003] {
             let values: Vec<i64> = (0..n)
                 .map(|_| {
-                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     (x >> 33) as i64 - (1 << 30)
                 })
                 .collect();
@@ -438,7 +446,11 @@ mod tests {
                 let a = (y >> 40) as usize % (n + 2);
                 let b = (y >> 20) as usize % (n + 2);
                 let (lo, hi) = (a.min(b), a.max(b));
-                assert_eq!(p.range(&values, lo, hi), brute(&values, lo, hi), "n={n} {lo}..{hi}");
+                assert_eq!(
+                    p.range(&values, lo, hi),
+                    brute(&values, lo, hi),
+                    "n={n} {lo}..{hi}"
+                );
             }
         }
     }

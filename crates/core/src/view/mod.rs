@@ -9,4 +9,7 @@ pub mod format;
 pub mod lod;
 pub mod permalink;
 pub mod rank_filter;
+pub mod scene;
+pub mod table;
 pub mod timeline;
+pub mod timeline_scene;

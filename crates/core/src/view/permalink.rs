@@ -234,7 +234,9 @@ impl Link {
                 Ok(_) => Err("made by another version of Shardscope"),
                 Err(_) => Err("not a version number"),
             },
-            "view" => View::parse(value).map(|v| self.view = v).ok_or("unknown view"),
+            "view" => View::parse(value)
+                .map(|v| self.view = v)
+                .ok_or("unknown view"),
             "preset" => Preset::parse(value)
                 .map(|p| t.preset = p)
                 .map_err(|_| "unknown preset"),
@@ -331,7 +333,10 @@ mod tests {
                 phases: true,
                 session: Some("sess B&co".into()),
                 ranks: "0,2,4-7".into(),
-                window: Some(TimeWindow::new(1_700_000_001_000_000_000, 1_700_000_003_500_000_000)),
+                window: Some(TimeWindow::new(
+                    1_700_000_001_000_000_000,
+                    1_700_000_003_500_000_000,
+                )),
                 selected: Some((3, 1_700_000_001_880_000_000)),
                 files: vec!["rank0_events.json".into(), "odd,name#1.json".into()],
             },
@@ -350,7 +355,10 @@ mod tests {
              &files=rank0_events.json,odd%2Cname%231.json"
         );
         assert_eq!(Link::parse(&fragment), (link, vec![]));
-        assert_eq!(Link::parse(&Link::default().fragment()), (Link::default(), vec![]));
+        assert_eq!(
+            Link::parse(&Link::default().fragment()),
+            (Link::default(), vec![])
+        );
         assert_eq!(Link::default().fragment(), "#v=1&view=trace");
     }
 
@@ -365,10 +373,23 @@ mod tests {
         let keys: Vec<&str> = dropped.iter().map(|d| d.key.as_str()).collect();
         assert_eq!(
             keys,
-            ["preset", "o.min_confidence", "o.nope", "ranks", "t", "zzz", "phases", "%ZZ", "sel"]
+            [
+                "preset",
+                "o.min_confidence",
+                "o.nope",
+                "ranks",
+                "t",
+                "zzz",
+                "phases",
+                "%ZZ",
+                "sel"
+            ]
         );
         let notice = dropped_notice(&dropped).unwrap_or_default();
-        assert!(notice.contains("`preset=extreme` (unknown preset)"), "{notice}");
+        assert!(
+            notice.contains("`preset=extreme` (unknown preset)"),
+            "{notice}"
+        );
         assert_eq!(dropped_notice(&[]), None);
         // Nothing at all, or only junk: defaults.
         assert_eq!(Link::parse("").0, Link::default());

@@ -110,8 +110,14 @@ mod tests {
         assert_eq!(parse_rank_filter("  ALL ", &EIGHT), Ok(EIGHT.to_vec()));
         assert_eq!(parse_rank_filter("*", &EIGHT), Ok(EIGHT.to_vec()));
         assert_eq!(parse_rank_filter("", &EIGHT), Ok(EIGHT.to_vec()));
-        assert_eq!(parse_rank_filter("0,2,4-6", &EIGHT), Ok(vec![0, 2, 4, 5, 6]));
-        assert_eq!(parse_rank_filter(" 7 , 1 - 2 ,, ", &EIGHT), Ok(vec![1, 2, 7]));
+        assert_eq!(
+            parse_rank_filter("0,2,4-6", &EIGHT),
+            Ok(vec![0, 2, 4, 5, 6])
+        );
+        assert_eq!(
+            parse_rank_filter(" 7 , 1 - 2 ,, ", &EIGHT),
+            Ok(vec![1, 2, 7])
+        );
         assert_eq!(parse_rank_filter("+3,1_0", &[3, 10]), Ok(vec![3, 10]));
         assert_eq!(parse_rank_filter("9-12", &EIGHT), Ok(vec![]));
         assert_eq!(parse_rank_filter("nonsense", &[]), Ok(vec![]));
@@ -120,12 +126,24 @@ mod tests {
     #[test]
     fn stormlog_messages() {
         let err = |s: &str| parse_rank_filter(s, &EIGHT).map_err(|e| e.message);
-        assert_eq!(err("5-3"), Err("Invalid rank range (start>end): '5-3'".into()));
+        assert_eq!(
+            err("5-3"),
+            Err("Invalid rank range (start>end): '5-3'".into())
+        );
         assert_eq!(err("3-"), Err("Invalid rank range: '3-'".into()));
         assert_eq!(err("-1"), Err("Invalid rank range: '-1'".into()));
-        assert_eq!(err("a"), Err("invalid literal for int() with base 10: 'a'".into()));
-        assert_eq!(err("1-2-3"), Err("invalid literal for int() with base 10: '2-3'".into()));
-        assert_eq!(err("1__0"), Err("invalid literal for int() with base 10: '1__0'".into()));
+        assert_eq!(
+            err("a"),
+            Err("invalid literal for int() with base 10: 'a'".into())
+        );
+        assert_eq!(
+            err("1-2-3"),
+            Err("invalid literal for int() with base 10: '2-3'".into())
+        );
+        assert_eq!(
+            err("1__0"),
+            Err("invalid literal for int() with base 10: '1__0'".into())
+        );
         assert!(check_rank_filter("0,2,4-7").is_ok());
     }
 }

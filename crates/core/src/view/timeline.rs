@@ -54,8 +54,7 @@ impl TimeWindow {
         };
         let anchor = anchor_ns.clamp(self.start_ns, self.end_ns) as f64;
         let min_span = MIN_SPAN_NS.min(bounds.span_ns()) as f64;
-        let span = (self.span_ns() as f64 * factor)
-            .clamp(min_span, bounds.span_ns() as f64);
+        let span = (self.span_ns() as f64 * factor).clamp(min_span, bounds.span_ns() as f64);
         // Keep the anchor's fraction of the window.
         let fraction = (anchor - self.start_ns as f64) / self.span_ns() as f64;
         let start = anchor - fraction * span;
@@ -162,11 +161,18 @@ pub fn format_offset(offset_ns: i64, step_ns: i64) -> String {
 }
 
 /// The ticks inside `window`, labelled relative to `origin_ns` (the trace start).
-pub fn time_ticks(window: TimeWindow, origin_ns: i64, width_px: f64, min_spacing_px: f64) -> Vec<Tick> {
+pub fn time_ticks(
+    window: TimeWindow,
+    origin_ns: i64,
+    width_px: f64,
+    min_spacing_px: f64,
+) -> Vec<Tick> {
     let step = tick_step_ns(window.span_ns(), width_px, min_spacing_px);
     // Ticks fall on multiples of the step counted from the origin.
     let rel_start = window.start_ns.saturating_sub(origin_ns);
-    let first = rel_start.div_euclid(step).saturating_add(i64::from(rel_start.rem_euclid(step) != 0));
+    let first = rel_start
+        .div_euclid(step)
+        .saturating_add(i64::from(rel_start.rem_euclid(step) != 0));
     let mut ticks = Vec::new();
     let mut k = first;
     while ticks.len() < 1000 {
@@ -239,7 +245,12 @@ impl LaneLayout {
 
 /// The interval on `rank` under `ts_ns`, allowing `tolerance_ns` either side (so thin
 /// bands stay clickable); the nearest one wins, then the most confident.
-pub fn interval_at(rows: &[IntervalRow], rank: i64, ts_ns: i64, tolerance_ns: i64) -> Option<usize> {
+pub fn interval_at(
+    rows: &[IntervalRow],
+    rank: i64,
+    ts_ns: i64,
+    tolerance_ns: i64,
+) -> Option<usize> {
     let distance = |r: &IntervalRow| {
         if ts_ns < r.interval_start_ns {
             r.interval_start_ns - ts_ns
@@ -274,8 +285,18 @@ mod tests {
         let w = TimeWindow::new(2_000_000_000, 6_000_000_000);
         let z = w.zoom_at(3_000_000_000, 0.5, BOUNDS);
         assert_eq!(z, TimeWindow::new(2_500_000_000, 4_500_000_000));
-        let before = XMap { window: w, x0_px: 0.0, width_px: 800.0 }.x(3_000_000_000);
-        let after = XMap { window: z, x0_px: 0.0, width_px: 800.0 }.x(3_000_000_000);
+        let before = XMap {
+            window: w,
+            x0_px: 0.0,
+            width_px: 800.0,
+        }
+        .x(3_000_000_000);
+        let after = XMap {
+            window: z,
+            x0_px: 0.0,
+            width_px: 800.0,
+        }
+        .x(3_000_000_000);
         assert!((before - after).abs() < 1e-6);
     }
 
@@ -290,17 +311,27 @@ mod tests {
     #[test]
     fn pan_stays_inside_the_trace() {
         let w = TimeWindow::new(1_000_000_000, 2_000_000_000);
-        assert_eq!(w.pan_by(-5_000_000_000, BOUNDS), TimeWindow::new(0, 1_000_000_000));
+        assert_eq!(
+            w.pan_by(-5_000_000_000, BOUNDS),
+            TimeWindow::new(0, 1_000_000_000)
+        );
         assert_eq!(
             w.pan_by(50_000_000_000, BOUNDS),
             TimeWindow::new(9_000_000_000, 10_000_000_000)
         );
-        assert_eq!(w.pan_by(250, BOUNDS), TimeWindow::new(1_000_000_250, 2_000_000_250));
+        assert_eq!(
+            w.pan_by(250, BOUNDS),
+            TimeWindow::new(1_000_000_250, 2_000_000_250)
+        );
     }
 
     #[test]
     fn x_mapping_round_trips() {
-        let m = XMap { window: TimeWindow::new(1_700_000_000_000_000_000, 1_700_000_004_000_000_000), x0_px: 80.0, width_px: 1000.0 };
+        let m = XMap {
+            window: TimeWindow::new(1_700_000_000_000_000_000, 1_700_000_004_000_000_000),
+            x0_px: 80.0,
+            width_px: 1000.0,
+        };
         assert_eq!(m.x(1_700_000_002_000_000_000), 580.0);
         assert_eq!(m.ns(580.0), 1_700_000_002_000_000_000);
     }
@@ -331,7 +362,11 @@ mod tests {
         assert_eq!(l.lane_at(20.0 + 44.0 * 2.5), Some(2));
         assert_eq!(l.lane_at(10.0), None);
         assert_eq!(l.lane_at(20.0 + 44.0 * 4.0), None);
-        let tight = LaneLayout { top_px: 0.0, lane_height_px: 5.0, count: 100 };
+        let tight = LaneLayout {
+            top_px: 0.0,
+            lane_height_px: 5.0,
+            count: 100,
+        };
         assert_eq!(tight.label_stride(), 3);
     }
 }

@@ -1,0 +1,208 @@
+//! The results table: which rows, in which order, and their HTML. Long runs have
+//! thousands of intervals, so the page writes the rows as one HTML string (numbers
+//! and fixed names, escaped anyway) instead of one reactive node per cell.
+
+use std::fmt::Write;
+
+use crate::analysis::IntervalRow;
+use crate::attribution::Classification;
+
+use super::format::{format_bytes, format_duration};
+use super::timeline::format_offset;
+
+/// Columns the table sorts by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    Rank,
+    Start,
+    Duration,
+    Confidence,
+    PeakGap,
+}
+
+impl SortKey {
+    pub const ALL: [SortKey; 5] = [
+        SortKey::Rank,
+        SortKey::Start,
+        SortKey::Duration,
+        SortKey::Confidence,
+        SortKey::PeakGap,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SortKey::Rank => "rank",
+            SortKey::Start => "start",
+            SortKey::Duration => "duration",
+            SortKey::Confidence => "confidence",
+            SortKey::PeakGap => "peak_gap",
+        }
+    }
+}
+
+/// Which rows to show and how to order them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableQuery<'a> {
+    pub sort: SortKey,
+    pub ascending: bool,
+    /// Shown classifications, in [`Classification::ALL`] order.
+    pub shown: [bool; 3],
+    /// Ranks shown (the rank filter's result).
+    pub ranks: &'a [i64],
+}
+
+fn shown(q: &TableQuery<'_>, class: Classification) -> bool {
+    Classification::ALL
+        .iter()
+        .position(|c| *c == class)
+        .is_some_and(|i| q.shown[i])
+}
+
+/// Indices of the rows to show, in display order (ties: rank, then start).
+pub fn table_order(rows: &[IntervalRow], q: &TableQuery<'_>) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rows.len())
+        .filter(|&i| shown(q, rows[i].classification) && q.ranks.contains(&rows[i].rank))
+        .collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (&rows[a], &rows[b]);
+        let primary = match q.sort {
+            SortKey::Rank => x.rank.cmp(&y.rank),
+            SortKey::Start => x.interval_start_ns.cmp(&y.interval_start_ns),
+            SortKey::Duration => x.duration_ns().cmp(&y.duration_ns()),
+            SortKey::Confidence => x.confidence.total_cmp(&y.confidence),
+            SortKey::PeakGap => x.peak_gap_bytes.cmp(&y.peak_gap_bytes),
+        };
+        let primary = if q.ascending {
+            primary
+        } else {
+            primary.reverse()
+        };
+        primary
+            .then(x.rank.cmp(&y.rank))
+            .then(x.interval_start_ns.cmp(&y.interval_start_ns))
+    });
+    order
+}
+
+/// Minimal HTML escaping for text and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The `<tr>`s of `order`, with the `attribution-row` test hooks. `origin_ns` is the
+/// trace start (times are offsets from it); `selected` gets `aria-selected`.
+pub fn rows_html(
+    rows: &[IntervalRow],
+    order: &[usize],
+    origin_ns: i64,
+    with_phases: bool,
+    selected: Option<usize>,
+) -> String {
+    let mut html = String::with_capacity(order.len() * 700);
+    for &i in order {
+        let r = &rows[i];
+        let class = r.classification.as_str();
+        let phase = if with_phases {
+            format!(
+                "<td class=\"phase\">{}</td>",
+                escape(&r.phase.as_ref().map(|p| p.label()).unwrap_or_default())
+            )
+        } else {
+            String::new()
+        };
+        let is_selected = selected == Some(i);
+        let _ = write!(
+            html,
+            "<tr data-testid=\"attribution-row\" data-index=\"{i}\" data-rank=\"{rank}\" \
+             data-start-ns=\"{start}\" data-end-ns=\"{end}\" data-classification=\"{class}\" \
+             data-confidence=\"{conf}\" class=\"{class}{sel}\" aria-selected=\"{is_selected}\" \
+             role=\"row\" tabindex=\"-1\">\
+             <td class=\"num\">{rank}</td><td class=\"num\">{offset}</td>\
+             <td class=\"num\">{duration}</td>\
+             <td><span class=\"badge {class}\">{label}</span></td>\
+             <td class=\"num\">{conf:.3}</td><td class=\"num\">{gap}</td>\
+             <td class=\"num\">{sync}/{world}</td><td class=\"num\">{markers}</td>{phase}\
+             <td class=\"reasons\" title=\"{reasons}\">{reasons}</td></tr>",
+            rank = r.rank,
+            start = r.interval_start_ns,
+            end = r.interval_end_ns,
+            sel = if is_selected { " selected" } else { "" },
+            conf = r.confidence,
+            offset = escape(&format_offset(r.interval_start_ns - origin_ns, 1_000_000)),
+            duration = escape(&format_duration(r.duration_ns())),
+            label = r.classification.short(),
+            gap = escape(&format_bytes(r.peak_gap_bytes)),
+            sync = r.synchronized_ranks,
+            world = r.expected_world_size,
+            markers = r.marker_hits,
+            reasons = escape(&r.reason_codes.join(", ")),
+        );
+    }
+    html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(rank: i64, start: i64, confidence: f64, class: Classification) -> IntervalRow {
+        IntervalRow {
+            rank,
+            interval_start_ns: start,
+            interval_end_ns: start + 10,
+            classification: class,
+            confidence,
+            reason_codes: vec!["cross_rank_synchrony".into()],
+            marker_hits: 0,
+            synchronized_ranks: 1,
+            expected_world_size: 2,
+            synchrony_ratio: 0.5,
+            peak_gap_bytes: 1 << 30,
+            peak_gap_ratio: None,
+            robust_zscore: 3.0,
+            phase: None,
+        }
+    }
+
+    #[test]
+    fn sorts_filters_and_writes_hooks() {
+        use Classification::*;
+        let rows = vec![
+            row(1, 50, 0.9, CollectiveConfident),
+            row(0, 70, 0.5, CollectiveSuspect),
+            row(0, 20, 0.7, CollectiveLikely),
+        ];
+        let mut q = TableQuery {
+            sort: SortKey::Rank,
+            ascending: true,
+            shown: [true; 3],
+            ranks: &[0, 1],
+        };
+        assert_eq!(table_order(&rows, &q), vec![2, 1, 0]);
+        q.sort = SortKey::Confidence;
+        q.ascending = false;
+        assert_eq!(table_order(&rows, &q), vec![0, 2, 1]);
+        q.shown = [true, false, true];
+        assert_eq!(table_order(&rows, &q), vec![0, 1]);
+        q.ranks = &[0];
+        assert_eq!(table_order(&rows, &q), vec![1]);
+        let html = rows_html(&rows, &[1], 0, false, Some(1));
+        assert!(html.contains("data-testid=\"attribution-row\" data-index=\"1\" data-rank=\"0\" data-start-ns=\"70\" data-end-ns=\"80\" data-classification=\"collective_suspect\" data-confidence=\"0.5\""), "{html}");
+        assert!(html.contains("aria-selected=\"true\""));
+        assert_eq!(
+            escape("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+    }
+}

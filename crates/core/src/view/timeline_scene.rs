@@ -1,0 +1,630 @@
+//! The timeline and its overview strip as [`Scene`]s: lanes per rank with the
+//! hidden-memory gap as a filled step curve, collective markers as ticks, attributed
+//! intervals as bands in their classification's colour (and shape, so they differ in
+//! greyscale too), a time axis relative to the trace start.
+//!
+//! Layout is in CSS pixels ([`TimelineLayout`], also used for hit testing); the scene is
+//! in canvas pixels (CSS × devicePixelRatio), so it is crisp on HiDPI screens.
+
+use crate::analysis::IntervalRow;
+use crate::attribution::Classification;
+
+use super::format::format_bytes;
+use super::lod::WindowData;
+use super::scene::{palette, HAlign, Rgba, Scene, VAlign};
+use super::timeline::{time_ticks, LaneLayout, TimeWindow, XMap};
+
+/// Left gutter (lane labels), right gutter (lane scale), axis band, in CSS px.
+pub const GUTTER_LEFT: f64 = 64.0;
+pub const GUTTER_RIGHT: f64 = 62.0;
+pub const AXIS_TOP: f64 = 22.0;
+pub const BOTTOM_PAD: f64 = 6.0;
+/// Height the lanes share before they shrink to their minimum.
+pub const LANES_AVAILABLE: f64 = 540.0;
+
+/// Where things are on the timeline canvas, in CSS pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimelineLayout {
+    pub width: f64,
+    pub height: f64,
+    pub plot_x0: f64,
+    pub plot_x1: f64,
+    pub lanes: LaneLayout,
+}
+
+impl TimelineLayout {
+    pub fn new(width_css: f64, lane_count: usize) -> TimelineLayout {
+        let lanes = LaneLayout::fit(lane_count, AXIS_TOP, LANES_AVAILABLE);
+        let width = width_css.max(GUTTER_LEFT + GUTTER_RIGHT + 50.0);
+        TimelineLayout {
+            width,
+            height: (AXIS_TOP + lanes.height_px() + BOTTOM_PAD).max(AXIS_TOP + 60.0),
+            plot_x0: GUTTER_LEFT,
+            plot_x1: width - GUTTER_RIGHT,
+            lanes,
+        }
+    }
+
+    pub fn plot_width(&self) -> f64 {
+        (self.plot_x1 - self.plot_x0).max(1.0)
+    }
+
+    pub fn xmap(&self, window: TimeWindow) -> XMap {
+        XMap {
+            window,
+            x0_px: self.plot_x0,
+            width_px: self.plot_width(),
+        }
+    }
+
+    /// Whether a CSS-pixel x lies over the plotted time range.
+    pub fn in_plot(&self, x: f64) -> bool {
+        (self.plot_x0..=self.plot_x1).contains(&x)
+    }
+}
+
+/// The colour of a classification.
+pub fn class_color(class: Classification) -> Rgba {
+    match class {
+        Classification::CollectiveConfident => palette::BLUE,
+        Classification::CollectiveLikely => palette::ORANGE,
+        Classification::CollectiveSuspect => palette::REDDISH_PURPLE,
+    }
+}
+
+fn class_index(class: Classification) -> usize {
+    Classification::ALL
+        .iter()
+        .position(|c| *c == class)
+        .unwrap_or(0)
+}
+
+/// What the timeline shows.
+#[derive(Debug, Clone, Copy)]
+pub struct TimelineSpec<'a> {
+    pub layout: TimelineLayout,
+    /// Canvas pixels per CSS pixel.
+    pub scale: f64,
+    pub window: TimeWindow,
+    /// The trace start: axis labels are offsets from it.
+    pub origin_ns: i64,
+    /// The lanes, in order.
+    pub ranks: &'a [i64],
+    /// The latest data from the worker (may be for an older window while panning).
+    pub frame: Option<&'a WindowData>,
+    pub rows: &'a [IntervalRow],
+    /// Shown classifications, in [`Classification::ALL`] order.
+    pub shown: [bool; 3],
+    pub selected: Option<usize>,
+    pub hovered: Option<usize>,
+    /// The pointer's x (CSS px) for the crosshair.
+    pub hover_x: Option<f64>,
+}
+
+/// A band's painted x-range (CSS px), clamped to the plot; at least `min_width` wide.
+fn band_x(
+    map: &XMap,
+    layout: &TimelineLayout,
+    start_ns: i64,
+    end_ns: i64,
+    min_width: f64,
+) -> Option<(f64, f64)> {
+    let (mut x0, mut x1) = (map.x(start_ns), map.x(end_ns));
+    if x1 < layout.plot_x0 || x0 > layout.plot_x1 {
+        return None;
+    }
+    if x1 - x0 < min_width {
+        let mid = (x0 + x1) / 2.0;
+        x0 = mid - min_width / 2.0;
+        x1 = mid + min_width / 2.0;
+    }
+    Some((x0.max(layout.plot_x0), x1.min(layout.plot_x1)))
+}
+
+/// The area under a lane's step curve, as polygons (one per run of columns with
+/// data), with equal neighbours merged so flat stretches cost two points.
+/// `x_of(c)` is the left edge of column `c` (CSS px), `y_of(v)` a value's height.
+pub fn step_area(
+    values: &[f32],
+    x_of: &dyn Fn(usize) -> f64,
+    y_of: &dyn Fn(f32) -> f64,
+    base_y: f64,
+) -> Vec<Vec<(f64, f64)>> {
+    let mut polygons = Vec::new();
+    let mut current: Vec<(f64, f64)> = Vec::new();
+    let mut last_y: Option<f64> = None;
+    for (c, &v) in values.iter().enumerate() {
+        if v.is_nan() {
+            if let Some(y) = last_y.take() {
+                let x = x_of(c);
+                current.push((x, y));
+                current.push((x, base_y));
+                polygons.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        let (x, y) = (x_of(c), y_of(v));
+        match last_y {
+            None => {
+                current.push((x, base_y));
+                current.push((x, y));
+                last_y = Some(y);
+            }
+            // A step: leave the old height at this column's edge.
+            Some(prev) if (prev - y).abs() >= 0.25 => {
+                current.push((x, prev));
+                current.push((x, y));
+                last_y = Some(y);
+            }
+            // Flat (within a quarter pixel): nothing to add.
+            Some(_) => {}
+        }
+    }
+    if let Some(y) = last_y {
+        let x = x_of(values.len());
+        current.push((x, y));
+        current.push((x, base_y));
+        polygons.push(current);
+    }
+    polygons
+}
+
+/// The main timeline.
+pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
+    let l = spec.layout;
+    let s = spec.scale.max(0.5);
+    let px = |v: f64| v * s;
+    let mut scene = Scene::new(px(l.width).round() as u32, px(l.height).round() as u32);
+    let map = l.xmap(spec.window);
+    let font = 11.0 * s;
+    let small = 10.0 * s;
+
+    // Lane backgrounds and labels.
+    let stride = l.lanes.label_stride();
+    for (i, rank) in spec.ranks.iter().enumerate() {
+        let (top, bottom) = l.lanes.lane_y(i);
+        if i % 2 == 1 {
+            scene.rect(
+                px(0.0),
+                px(top),
+                px(l.width),
+                px(bottom),
+                palette::LANE_SHADE,
+            );
+        }
+        if i % stride == 0 {
+            scene.text(
+                px(l.plot_x0 - 8.0),
+                px((top + bottom) / 2.0),
+                format!("rank {rank}"),
+                if l.lanes.lane_height_px < 16.0 {
+                    small
+                } else {
+                    font
+                },
+                palette::INK,
+                HAlign::Right,
+                VAlign::Middle,
+            );
+        }
+    }
+
+    // Grid and time axis.
+    let ticks = time_ticks(spec.window, spec.origin_ns, l.plot_width(), 96.0);
+    let lanes_bottom = l.lanes.top_px + l.lanes.height_px();
+    for t in &ticks {
+        let x = map.x(t.ts_ns);
+        scene.rect(
+            px(x) - 0.5 * s,
+            px(AXIS_TOP - 4.0),
+            px(x) + 0.5 * s,
+            px(lanes_bottom),
+            palette::GRID,
+        );
+        scene.text(
+            px(x),
+            px(AXIS_TOP - 7.0),
+            t.label.clone(),
+            small,
+            palette::MUTED,
+            HAlign::Center,
+            VAlign::Bottom,
+        );
+    }
+    scene.rect(
+        px(l.plot_x0),
+        px(AXIS_TOP - 1.0),
+        px(l.plot_x1),
+        px(AXIS_TOP),
+        palette::GRID,
+    );
+
+    // Interval bands under the curves.
+    for row in spec.rows {
+        if !spec.shown[class_index(row.classification)] {
+            continue;
+        }
+        let Some(lane) = spec.ranks.iter().position(|&r| r == row.rank) else {
+            continue;
+        };
+        let Some((x0, x1)) = band_x(&map, &l, row.interval_start_ns, row.interval_end_ns, 2.0)
+        else {
+            continue;
+        };
+        let (top, bottom) = l.lanes.lane_y(lane);
+        let (top, bottom) = (top + 1.0, bottom - 1.0);
+        let color = class_color(row.classification);
+        match row.classification {
+            Classification::CollectiveConfident => {
+                scene.rect(px(x0), px(top), px(x1), px(bottom), color.alpha(0.30));
+                scene.rect(px(x0), px(top), px(x1), px(top) + 3.0 * s, color);
+            }
+            Classification::CollectiveLikely => {
+                scene.rect(px(x0), px(top), px(x1), px(bottom), color.alpha(0.30));
+                // Dashed top edge: likely differs from confident by shape as well.
+                let mut x = x0;
+                while x < x1 {
+                    let end = (x + 5.0).min(x1);
+                    scene.rect(px(x), px(top), px(end), px(top) + 3.0 * s, color);
+                    x += 8.0;
+                }
+            }
+            Classification::CollectiveSuspect => {
+                // Hatched: no fill, diagonal strokes.
+                scene.outline(px(x0), px(top), px(x1), px(bottom), color.alpha(0.9), s);
+                let h = bottom - top;
+                let mut k = x0 - h;
+                while k < x1 {
+                    let (ax, ay) = (k.max(x0), bottom - (k.max(x0) - k));
+                    let (bx, by) = ((k + h).min(x1), top + ((k + h) - (k + h).min(x1)));
+                    scene.line(
+                        vec![(px(ax), px(ay)), (px(bx), px(by))],
+                        color.alpha(0.75),
+                        s,
+                    );
+                    k += 7.0;
+                }
+            }
+        }
+    }
+
+    // Gap curves and marker ticks from the worker's columns.
+    if let Some(frame) = spec.frame {
+        let columns = frame.columns.max(1) as usize;
+        let span = (frame.end_ns - frame.start_ns).max(1) as f64;
+        // Column c of the frame, placed in the current window (the frame may be older).
+        let x_of = |c: usize| {
+            let ts = frame.start_ns as f64 + span * c as f64 / columns as f64;
+            map.x(ts.round() as i64)
+        };
+        for lane in &frame.lanes {
+            let Some(i) = spec.ranks.iter().position(|&r| r == lane.rank) else {
+                continue;
+            };
+            let (top, bottom) = l.lanes.lane_y(i);
+            let floor = lane.gap_floor_bytes.min(0) as f64;
+            let peak = (lane.gap_peak_bytes as f64).max(floor + 1.0);
+            let usable = (bottom - top - 4.0).max(2.0);
+            let base = bottom - 1.0 - (0.0 - floor) / (peak - floor) * usable;
+            let y_of = |v: f32| bottom - 1.0 - (f64::from(v) - floor) / (peak - floor) * usable;
+            let clip = |x: f64| x.clamp(l.plot_x0, l.plot_x1);
+            for polygon in step_area(&lane.gap_max, &|c| clip(x_of(c)), &y_of, base) {
+                let outline: Vec<(f64, f64)> = polygon[1..polygon.len().saturating_sub(1)]
+                    .iter()
+                    .map(|&(x, y)| (px(x), px(y)))
+                    .collect();
+                scene.polygon(
+                    polygon.iter().map(|&(x, y)| (px(x), px(y))).collect(),
+                    palette::GAP.alpha(0.32),
+                );
+                scene.line(outline, palette::GAP, s);
+            }
+            // Markers: merged runs of columns, a tick of 45 % of the lane from its bottom.
+            let tick_top = bottom - (bottom - top) * 0.45;
+            let mut c = 0;
+            while c < lane.markers.len() {
+                if lane.markers[c] == 0 {
+                    c += 1;
+                    continue;
+                }
+                let start = c;
+                while c < lane.markers.len() && lane.markers[c] > 0 {
+                    c += 1;
+                }
+                let (x0, x1) = (x_of(start), x_of(c));
+                if x1 < l.plot_x0 || x0 > l.plot_x1 {
+                    continue;
+                }
+                let x1 = x1.max(x0 + 1.5);
+                scene.rect(
+                    px(clip(x0)),
+                    px(tick_top),
+                    px(clip(x1)),
+                    px(bottom - 1.0),
+                    palette::BLACK,
+                );
+            }
+            if l.lanes.lane_height_px >= 16.0 && lane.gap_peak_bytes > 0 {
+                scene.text(
+                    px(l.plot_x1 + 6.0),
+                    px(top + 3.0),
+                    format_bytes(lane.gap_peak_bytes),
+                    small,
+                    palette::MUTED,
+                    HAlign::Left,
+                    VAlign::Top,
+                );
+            }
+        }
+    }
+
+    // Selection and hover outlines on top.
+    for (index, width, color) in [
+        (spec.hovered, 1.0, palette::INK.alpha(0.7)),
+        (spec.selected, 2.0, palette::BLACK),
+    ] {
+        let Some(row) = index.and_then(|i| spec.rows.get(i)) else {
+            continue;
+        };
+        let Some(lane) = spec.ranks.iter().position(|&r| r == row.rank) else {
+            continue;
+        };
+        if let Some((x0, x1)) = band_x(&map, &l, row.interval_start_ns, row.interval_end_ns, 4.0) {
+            let (top, bottom) = l.lanes.lane_y(lane);
+            scene.outline(
+                px(x0),
+                px(top + 0.5),
+                px(x1),
+                px(bottom - 0.5),
+                color,
+                width * s,
+            );
+        }
+    }
+    if let Some(x) = spec.hover_x.filter(|x| l.in_plot(*x)) {
+        scene.rect(
+            px(x) - 0.5 * s,
+            px(AXIS_TOP),
+            px(x) + 0.5 * s,
+            px(lanes_bottom),
+            palette::INK.alpha(0.45),
+        );
+    }
+    if spec.ranks.is_empty() {
+        scene.text(
+            px(l.width / 2.0),
+            px(AXIS_TOP + 30.0),
+            "No rank matches the rank filter.",
+            font,
+            palette::MUTED,
+            HAlign::Center,
+            VAlign::Middle,
+        );
+    }
+    scene
+}
+
+/// Height of the overview strip, CSS px.
+pub const OVERVIEW_HEIGHT: f64 = 46.0;
+
+/// The overview strip: the whole trace's largest gap per column, interval ticks, and
+/// the visible window. Same horizontal layout as the timeline.
+pub fn overview_scene(
+    layout: &TimelineLayout,
+    scale: f64,
+    bounds: TimeWindow,
+    window: TimeWindow,
+    gap_max: &[f32],
+    rows: &[IntervalRow],
+    shown: [bool; 3],
+) -> Scene {
+    let s = scale.max(0.5);
+    let px = |v: f64| v * s;
+    let h = OVERVIEW_HEIGHT;
+    let mut scene = Scene::new(px(layout.width).round() as u32, px(h).round() as u32);
+    let map = layout.xmap(bounds);
+    scene.rect(
+        px(layout.plot_x0),
+        px(2.0),
+        px(layout.plot_x1),
+        px(h - 2.0),
+        palette::LANE_SHADE,
+    );
+    let peak = gap_max
+        .iter()
+        .filter(|v| !v.is_nan())
+        .fold(0.0f32, |a, &b| a.max(b))
+        .max(1.0);
+    let (top, bottom) = (6.0, h - 10.0);
+    let n = gap_max.len().max(1);
+    let x_of = |c: usize| layout.plot_x0 + layout.plot_width() * c as f64 / n as f64;
+    let y_of = |v: f32| bottom - (f64::from(v.max(0.0)) / f64::from(peak)) * (bottom - top);
+    for polygon in step_area(gap_max, &x_of, &y_of, bottom) {
+        scene.polygon(
+            polygon.iter().map(|&(x, y)| (px(x), px(y))).collect(),
+            palette::GAP.alpha(0.55),
+        );
+    }
+    for row in rows {
+        if !shown[class_index(row.classification)] {
+            continue;
+        }
+        let x0 = map.x(row.interval_start_ns);
+        let x1 = map.x(row.interval_end_ns).max(x0 + 1.0);
+        scene.rect(
+            px(x0),
+            px(h - 8.0),
+            px(x1),
+            px(h - 3.0),
+            class_color(row.classification),
+        );
+    }
+    // Dim what is outside the window, outline the window.
+    let (wx0, wx1) = (
+        map.x(window.start_ns).clamp(layout.plot_x0, layout.plot_x1),
+        map.x(window.end_ns).clamp(layout.plot_x0, layout.plot_x1),
+    );
+    let dim = palette::WHITE.alpha(0.55);
+    scene.rect(px(layout.plot_x0), px(2.0), px(wx0), px(h - 2.0), dim);
+    scene.rect(px(wx1), px(2.0), px(layout.plot_x1), px(h - 2.0), dim);
+    scene.outline(
+        px(wx0),
+        px(2.0),
+        px(wx1.max(wx0 + 2.0)),
+        px(h - 2.0),
+        palette::INK,
+        1.5 * s,
+    );
+    scene.text(
+        px(layout.plot_x0 - 8.0),
+        px(h / 2.0),
+        "whole trace",
+        9.5 * s,
+        palette::MUTED,
+        HAlign::Right,
+        VAlign::Middle,
+    );
+    scene
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::lod::LaneWindow;
+    use crate::view::scene::Shape;
+
+    fn row(rank: i64, start: i64, end: i64, class: Classification) -> IntervalRow {
+        IntervalRow {
+            rank,
+            interval_start_ns: start,
+            interval_end_ns: end,
+            classification: class,
+            confidence: 0.9,
+            reason_codes: vec![],
+            marker_hits: 1,
+            synchronized_ranks: 2,
+            expected_world_size: 2,
+            synchrony_ratio: 1.0,
+            peak_gap_bytes: 100,
+            peak_gap_ratio: None,
+            robust_zscore: 5.0,
+            phase: None,
+        }
+    }
+
+    #[test]
+    fn flat_stretches_cost_two_points() {
+        let values = [1.0f32, 1.0, 1.0, 5.0, 5.0, f32::NAN, 2.0];
+        let polys = step_area(
+            &values,
+            &|c| c as f64 * 10.0,
+            &|v| 100.0 - f64::from(v),
+            100.0,
+        );
+        assert_eq!(polys.len(), 2);
+        assert_eq!(
+            polys[0],
+            vec![
+                (0.0, 100.0),
+                (0.0, 99.0),
+                (30.0, 99.0),
+                (30.0, 95.0),
+                (50.0, 95.0),
+                (50.0, 100.0)
+            ]
+        );
+        assert_eq!(
+            polys[1],
+            vec![(60.0, 100.0), (60.0, 98.0), (70.0, 98.0), (70.0, 100.0)]
+        );
+    }
+
+    #[test]
+    fn scene_has_lanes_axis_bands_curves_and_markers() {
+        let layout = TimelineLayout::new(800.0, 2);
+        let frame = WindowData {
+            start_ns: 0,
+            end_ns: 1_000_000_000,
+            columns: 4,
+            lanes: vec![LaneWindow {
+                rank: 1,
+                gap_min: vec![0.0, 10.0, 10.0, 0.0],
+                gap_max: vec![0.0, 10.0, 10.0, 0.0],
+                markers: vec![0, 2, 0, 0],
+                gap_floor_bytes: 0,
+                gap_peak_bytes: 10,
+                window_samples: 4,
+            }],
+        };
+        let rows = [
+            row(
+                0,
+                100_000_000,
+                300_000_000,
+                Classification::CollectiveConfident,
+            ),
+            row(
+                1,
+                400_000_000,
+                500_000_000,
+                Classification::CollectiveSuspect,
+            ),
+        ];
+        let spec = TimelineSpec {
+            layout,
+            scale: 2.0,
+            window: TimeWindow::new(0, 1_000_000_000),
+            origin_ns: 0,
+            ranks: &[0, 1],
+            frame: Some(&frame),
+            rows: &rows,
+            shown: [true; 3],
+            selected: Some(1),
+            hovered: None,
+            hover_x: Some(300.0),
+        };
+        let scene = timeline_scene(&spec);
+        assert_eq!(scene.width, 1600);
+        let texts = scene.texts();
+        assert!(texts.contains(&"rank 0") && texts.contains(&"rank 1"));
+        assert!(
+            texts.contains(&"+0.0 s") && texts.contains(&"+0.4 s"),
+            "{texts:?}"
+        );
+        assert!(
+            texts.contains(&"10 B"),
+            "the lane's scale at its right edge"
+        );
+        let polygons = scene
+            .shapes
+            .iter()
+            .filter(|s| matches!(s, Shape::Polygon { .. }))
+            .count();
+        assert_eq!(polygons, 1, "one area for the one lane with data");
+        // The confident band's x-range in canvas pixels: plot starts at 64 css px.
+        let plot = layout.plot_width();
+        let x0 = ((64.0 + plot * 0.1) * 2.0_f64).round() as i32;
+        assert!(scene
+            .shapes
+            .iter()
+            .any(|s| matches!(s, Shape::Rect { x0: a, fill: true, color, .. }
+            if *a == x0 && *color == palette::BLUE.alpha(0.30))));
+        // A hidden class draws nothing.
+        let hidden = TimelineSpec {
+            shown: [false, true, false],
+            selected: None,
+            ..spec
+        };
+        let confident = |sc: &Scene| {
+            sc.shapes
+                .iter()
+                .filter(|s| {
+                    matches!(s, Shape::Rect { color, .. }
+            if color.r == palette::BLUE.r && color.g == palette::BLUE.g)
+                })
+                .count()
+        };
+        assert!(confident(&scene) > 0);
+        assert_eq!(confident(&timeline_scene(&hidden)), 0);
+    }
+}
