@@ -12,6 +12,10 @@
 #[cfg(target_arch = "wasm32")]
 pub mod app;
 #[cfg(target_arch = "wasm32")]
+pub mod blob;
+#[cfg(target_arch = "wasm32")]
+pub mod js_error;
+#[cfg(target_arch = "wasm32")]
 pub mod protocol;
 #[cfg(target_arch = "wasm32")]
 pub mod trace_job;

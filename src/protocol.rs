@@ -14,6 +14,10 @@
 //! [`ResponseBody::Error`] (with the request's id when it can be read, else [`READY_ID`]).
 
 use serde::{Deserialize, Serialize};
+use shardscope_core::analysis::{AnalyzeSettings, IntervalRow};
+use shardscope_core::attribution::{AttributionConfig, SettingsError};
+use shardscope_core::trace::{LoadError, LoadWarning};
+use shardscope_core::view::lod::{LaneWindow, RankSummary, WindowData, WindowQuery};
 use wasm_bindgen::JsValue;
 
 /// The id of unsolicited worker messages (the `Ready` handshake, crash reports).
@@ -32,6 +36,14 @@ pub const MAX_CHUNK_BYTES: u32 = 16 * 1024 * 1024;
 /// in ~0.5 s instead of ~1.3 s with 2 MiB slices, for 16 MiB of memory.
 pub const TRACE_CHUNK_BYTES: u32 = MAX_CHUNK_BYTES;
 
+/// Decode an [`ResponseBody::Overview`] buffer.
+pub fn unpack_f32(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
 /// A message from the page to the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkerRequest {
@@ -47,68 +59,57 @@ pub enum RequestBody {
     Ping,
     /// Read every blob from start to end in slices of `chunk_bytes` (default
     /// [`DEFAULT_CHUNK_BYTES`]) and report what was read ([`ResponseBody::BlobInfo`]),
-    /// with [`ResponseBody::Progress`] after every slice. This is the plumbing that trace
-    /// loading builds on: files reach the worker as handles and are read there, not in the page.
+    /// with [`ResponseBody::Progress`] after every slice (the plumbing trace loading uses).
     ReadBlobInfo {
         files: Vec<NamedBlob>,
         #[serde(default)]
         chunk_bytes: Option<u32>,
     },
-    /// Load the traces (streamed from the blobs) and run stormlog's collective
-    /// attribution on the selected session; answered by [`ResponseBody::Attributed`],
-    /// after [`ResponseBody::Progress`] while reading.
-    Attribute {
+    /// Load the traces (streamed from the blobs) and attribute the selected session;
+    /// answered by [`ResponseBody::Analyzed`] after [`ResponseBody::Progress`] messages.
+    /// The worker keeps the loaded dataset for the requests below, replacing any
+    /// earlier one.
+    Load {
         files: Vec<NamedBlob>,
-        settings: AttributeSettings,
+        settings: AnalyzeSettings,
     },
+    /// Attribute the kept dataset again with other settings (no file is read);
+    /// answered by [`ResponseBody::Analyzed`].
+    Reattribute { settings: AnalyzeSettings },
+    /// Timeline data for a window of the analysed session ([`ResponseBody::Window`]).
+    Window { query: WindowQuery },
+    /// The overview strip: the largest gap over `ranks` per column of the whole trace
+    /// ([`ResponseBody::Overview`]).
+    Overview {
+        columns: u32,
+        #[serde(default)]
+        ranks: Option<Vec<i64>>,
+    },
+    /// The current results as `shardscope attribute` prints them ([`ResponseBody::Exported`]).
+    Export { format: ExportFormat },
 }
 
-/// Attribution settings, as on the command line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AttributeSettings {
-    /// `low`, `medium` or `high` (trimmed, any case).
-    pub preset: String,
-    /// stormlog override fields and their values.
-    #[serde(default)]
-    pub overrides: Vec<(String, shardscope_core::attribution::OverrideValue)>,
-    /// Analyse this session instead of the default one.
-    #[serde(default)]
-    pub session_id: Option<String>,
-    /// Attach each interval's phase.
-    #[serde(default)]
-    pub phases: bool,
+/// A text export of the results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExportFormat {
+    Json,
+    Csv,
 }
 
-impl Default for AttributeSettings {
-    fn default() -> Self {
-        AttributeSettings {
-            preset: "medium".to_string(),
-            overrides: Vec::new(),
-            session_id: None,
-            phases: false,
+impl ExportFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Json => "json",
+            ExportFormat::Csv => "csv",
         }
     }
-}
 
-/// One attributed interval, flattened for the page.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IntervalRow {
-    pub rank: i64,
-    pub interval_start_ns: i64,
-    pub interval_end_ns: i64,
-    /// `collective_confident`, `collective_likely` or `collective_suspect`.
-    pub classification: String,
-    pub confidence: f64,
-    pub reason_codes: Vec<String>,
-    pub marker_hits: u64,
-    pub synchronized_ranks: u64,
-    pub expected_world_size: i64,
-    pub synchrony_ratio: f64,
-    pub peak_gap_bytes: i64,
-    pub peak_gap_ratio: Option<f64>,
-    pub robust_zscore: f64,
-    /// The phase path (or the ambiguous candidates), with `phases`.
-    pub phase: Option<String>,
+    pub fn mime(self) -> &'static str {
+        match self {
+            ExportFormat::Json => "application/json",
+            ExportFormat::Csv => "text/csv",
+        }
+    }
 }
 
 /// A session found in the loaded files.
@@ -121,31 +122,168 @@ pub struct SessionInfo {
     pub distributed: bool,
 }
 
-/// A file that could not be loaded (the others still are).
+/// What a load or re-attribution found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FileProblem {
-    /// The file's name ("" when the problem concerns no single file).
-    pub file: String,
-    pub message: String,
-}
-
-/// What attribution found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AttributionReport {
+pub struct TraceReport {
     /// Files given, with their sizes.
     pub files: Vec<(String, u64)>,
     /// Events of the analysed session.
     pub events: u64,
+    /// Reading and parsing (0 for a re-attribution).
     pub parse_ms: f64,
     pub attribute_ms: f64,
     pub sessions: Vec<SessionInfo>,
+    /// stormlog's default session.
+    pub default_session: Option<String>,
+    /// The analysed session.
     pub selected_session: Option<String>,
     /// Time span of the analysed session's events, in ns.
     pub trace_start_ns: Option<i64>,
     pub trace_end_ns: Option<i64>,
+    /// Per rank of the analysed session: samples, markers, peak gap, intervals.
+    pub ranks: Vec<RankSummary>,
     pub rows: Vec<IntervalRow>,
-    /// One per file that failed to load, or a settings problem.
-    pub problems: Vec<FileProblem>,
+    /// The settings the rows were made with (`None` when the settings were rejected).
+    pub config: Option<AttributionConfig>,
+    pub phases: bool,
+    /// One per file that failed to load (the others are analysed), or a session
+    /// that was asked for and not found.
+    pub problems: Vec<LoadError>,
+    /// Rejected settings (stormlog's message, naming the field): nothing was attributed.
+    pub settings_problem: Option<SettingsError>,
+    /// What stormlog's TUI warns about (skipped CSV rows, synthesized timelines).
+    pub warnings: Vec<LoadWarning>,
+}
+
+/// One lane's head in a [`WindowPayload`]; its columns are in the payload's buffers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaneHead {
+    pub rank: i64,
+    pub gap_floor_bytes: i64,
+    pub gap_peak_bytes: i64,
+    pub window_samples: u64,
+}
+
+/// [`WindowData`] packed for `postMessage`: the per-column values of every lane
+/// concatenated into little-endian byte buffers (typed arrays in JavaScript), which
+/// cross the worker boundary as one copy instead of one value per number.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WindowPayload {
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub columns: u32,
+    pub lanes: Vec<LaneHead>,
+    /// `f32` per lane and column.
+    #[serde(with = "serde_bytes")]
+    pub gap_min: Vec<u8>,
+    #[serde(with = "serde_bytes")]
+    pub gap_max: Vec<u8>,
+    /// `u16` per lane and column.
+    #[serde(with = "serde_bytes")]
+    pub markers: Vec<u8>,
+}
+
+impl WindowPayload {
+    pub fn pack(data: &WindowData) -> WindowPayload {
+        let floats = |f: fn(&LaneWindow) -> &Vec<f32>| -> Vec<u8> {
+            data.lanes
+                .iter()
+                .flat_map(|l| f(l).iter().flat_map(|v| v.to_le_bytes()))
+                .collect()
+        };
+        WindowPayload {
+            start_ns: data.start_ns,
+            end_ns: data.end_ns,
+            columns: data.columns,
+            lanes: data
+                .lanes
+                .iter()
+                .map(|l| LaneHead {
+                    rank: l.rank,
+                    gap_floor_bytes: l.gap_floor_bytes,
+                    gap_peak_bytes: l.gap_peak_bytes,
+                    window_samples: l.window_samples,
+                })
+                .collect(),
+            gap_min: floats(|l| &l.gap_min),
+            gap_max: floats(|l| &l.gap_max),
+            markers: data
+                .lanes
+                .iter()
+                .flat_map(|l| l.markers.iter().flat_map(|v| v.to_le_bytes()))
+                .collect(),
+        }
+    }
+
+    /// Back to [`WindowData`]; buffers shorter than the lanes need give NaN / 0.
+    pub fn unpack(&self) -> WindowData {
+        let n = self.columns as usize;
+        let float = |buf: &[u8], lane: usize, c: usize| -> f32 {
+            let at = (lane * n + c) * 4;
+            buf.get(at..at + 4)
+                .and_then(|b| b.try_into().ok())
+                .map_or(f32::NAN, f32::from_le_bytes)
+        };
+        let lanes = self
+            .lanes
+            .iter()
+            .enumerate()
+            .map(|(i, head)| LaneWindow {
+                rank: head.rank,
+                gap_min: (0..n).map(|c| float(&self.gap_min, i, c)).collect(),
+                gap_max: (0..n).map(|c| float(&self.gap_max, i, c)).collect(),
+                markers: (0..n)
+                    .map(|c| {
+                        let at = (i * n + c) * 2;
+                        self.markers
+                            .get(at..at + 2)
+                            .and_then(|b| b.try_into().ok())
+                            .map_or(0, u16::from_le_bytes)
+                    })
+                    .collect(),
+                gap_floor_bytes: head.gap_floor_bytes,
+                gap_peak_bytes: head.gap_peak_bytes,
+                window_samples: head.window_samples,
+            })
+            .collect();
+        WindowData {
+            start_ns: self.start_ns,
+            end_ns: self.end_ns,
+            columns: self.columns,
+            lanes,
+        }
+    }
+}
+
+/// What the worker is doing for a long request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Stage {
+    /// Reading and parsing this file.
+    Reading { file: String },
+    /// Running the attribution.
+    Attributing,
+    /// Building the timeline index.
+    Indexing,
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stage::Reading { file } => write!(f, "Reading {file}"),
+            Stage::Attributing => f.write_str("Attributing"),
+            Stage::Indexing => f.write_str("Indexing the timeline"),
+        }
+    }
+}
+
+impl Stage {
+    pub fn describe(&self) -> String {
+        match self {
+            Stage::Reading { file } => format!("reading {file}"),
+            Stage::Attributing => "attributing".to_string(),
+            Stage::Indexing => "indexing the timeline".to_string(),
+        }
+    }
 }
 
 /// A file (or any blob) handed to the worker, with the name to show in messages.
@@ -177,13 +315,22 @@ pub enum ResponseBody {
     Progress {
         done_bytes: u64,
         total_bytes: u64,
-        stage: String,
+        stage: Stage,
     },
     /// The answer to [`RequestBody::ReadBlobInfo`], one entry per blob, in request order.
     BlobInfo { files: Vec<BlobSummary> },
-    /// The answer to [`RequestBody::Attribute`] (also when some files failed: see
-    /// [`AttributionReport::problems`]).
-    Attributed(AttributionReport),
+    /// The answer to [`RequestBody::Load`] and [`RequestBody::Reattribute`] (also when
+    /// some files failed or the settings were rejected: see [`TraceReport::problems`]).
+    Analyzed(Box<TraceReport>),
+    /// The answer to [`RequestBody::Window`].
+    Window(WindowPayload),
+    /// The answer to [`RequestBody::Overview`]: `f32` per column, little-endian.
+    Overview {
+        #[serde(with = "serde_bytes")]
+        gap_max: Vec<u8>,
+    },
+    /// The answer to [`RequestBody::Export`].
+    Exported { text: String },
     /// The request failed (or could not be decoded). `message` says what and where,
     /// in words meant for the user.
     Error { message: String },

@@ -5,11 +5,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use js_sys::{Array, Reflect, Uint8Array};
-use shardscope_web::app::permalink::Permalink;
-use shardscope_web::app::state::View;
+use shardscope_core::view::permalink::{Link, View};
 use shardscope_web::protocol::{
-    from_js, peek_id, to_js, BlobSummary, NamedBlob, RequestBody, ResponseBody, WorkerRequest,
-    WorkerResponse, READY_ID,
+    from_js, peek_id, to_js, BlobSummary, NamedBlob, RequestBody, ResponseBody, Stage,
+    WorkerRequest, WorkerResponse, READY_ID,
 };
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -138,7 +137,9 @@ fn responses_round_trip_and_keep_64_bit_integers_exact() {
             body: ResponseBody::Progress {
                 done_bytes: big,
                 total_bytes: u64::MAX,
-                stage: "reading".into(),
+                stage: Stage::Reading {
+                    file: "r.json".into(),
+                },
             },
         },
         WorkerResponse {
@@ -171,7 +172,7 @@ fn responses_round_trip_and_keep_64_bit_integers_exact() {
         body: ResponseBody::Progress {
             done_bytes: big,
             total_bytes: 1,
-            stage: String::new(),
+            stage: Stage::Attributing,
         },
     })
     .expect("encodes");
@@ -209,7 +210,7 @@ fn only_progress_is_not_final() {
     assert!(!ResponseBody::Progress {
         done_bytes: 0,
         total_bytes: 0,
-        stage: String::new()
+        stage: Stage::Indexing
     }
     .is_final());
     assert!(ResponseBody::Error {
@@ -231,7 +232,7 @@ fn core_arithmetic_runs_in_wasm() {
 
 #[wasm_bindgen_test]
 fn blob_reader_needs_a_worker() {
-    let err = shardscope_web::worker::BlobReader::new(blob(b"x"), 4)
+    let err = shardscope_web::blob::BlobReader::new(blob(b"x"), 4)
         .err()
         .expect("FileReaderSync does not exist on the main thread");
     assert!(err.contains("worker"), "{err}");
@@ -239,13 +240,17 @@ fn blob_reader_needs_a_worker() {
 
 #[wasm_bindgen_test]
 fn permalinks_round_trip() {
-    assert_eq!(Permalink::parse("").view, View::Trace);
-    assert_eq!(Permalink::parse("#view=explore").view, View::Explore);
-    assert_eq!(Permalink::parse("#x=1&view=explore&y").view, View::Explore);
-    assert_eq!(Permalink::parse("#view=nonsense").view, View::Trace);
+    assert_eq!(Link::parse("").0.view, View::Trace);
+    assert_eq!(Link::parse("#v=1&view=explore").0.view, View::Explore);
+    let (link, dropped) = Link::parse("#v=1&x=1&view=explore");
+    assert_eq!(link.view, View::Explore);
+    assert_eq!(dropped.len(), 1, "the unknown key is reported");
     for view in View::ALL {
-        let link = Permalink { view };
-        assert_eq!(Permalink::parse(&link.fragment()), link);
+        let link = Link {
+            view,
+            ..Link::default()
+        };
+        assert_eq!(Link::parse(&link.fragment()).0, link);
     }
 }
 
@@ -321,7 +326,13 @@ async fn app_mounts_switches_views_and_reports_a_missing_worker() {
         "view-explore",
         "trace-drop-zone",
         "trace-file-input",
+        "trace-folder-input",
         "load-example",
+        "preset-select",
+        "phases-toggle",
+        "rank-filter-input",
+        "override-min_confidence",
+        "export-json",
         "trace-status",
         "trace-progress",
         "explore-status",
@@ -342,7 +353,26 @@ async fn app_mounts_switches_views_and_reports_a_missing_worker() {
     assert!(by_testid("trace-drop-zone")
         .expect("zone")
         .contains(Some(&input)));
-    assert!(by_testid("trace-progress").expect("progress").hidden());
+    let folder = by_testid("trace-folder-input").expect("folder input");
+    wait_for("the folder picker to take folders", || {
+        folder.has_attribute("webkitdirectory")
+    })
+    .await;
+    assert!(by_testid("trace-drop-zone")
+        .expect("zone")
+        .contains(Some(&folder)));
+    // Progress and Cancel live in a row that is hidden while nothing runs.
+    let progress = by_testid("trace-progress").expect("progress");
+    assert!(progress
+        .parent_element()
+        .and_then(|p| p.dyn_into::<HtmlElement>().ok())
+        .expect("row")
+        .hidden());
+    assert_eq!(
+        attr("override-min_confidence", "placeholder").as_deref(),
+        Some("0.5"),
+        "the medium preset's value"
+    );
 
     by_testid("view-explore").expect("tab").click();
     wait_for("the explore view", || {
@@ -362,9 +392,12 @@ async fn app_mounts_switches_views_and_reports_a_missing_worker() {
     };
     assert!(!panel("panel-explore").hidden());
     assert!(panel("panel-trace").hidden());
-    assert!(attr("permalink", "href")
-        .unwrap_or_default()
-        .ends_with("#view=explore"));
+    wait_for("the permalink to follow the view", || {
+        attr("permalink", "href")
+            .unwrap_or_default()
+            .contains("view=explore")
+    })
+    .await;
 
     wait_for("the worker failure to be shown", || {
         attr("worker-status", "data-state").as_deref() == Some("error")

@@ -7,11 +7,16 @@
 use std::io::Read;
 
 use js_sys::{Array, Uint8Array};
+use shardscope_core::analysis::AnalyzeSettings;
+use shardscope_core::attribution::Classification;
+use shardscope_core::view::lod::WindowQuery;
+use shardscope_web::blob::{read_blob_info, BlobReader};
 use shardscope_web::protocol::{
     fnv1a32_update, to_js, NamedBlob, RequestBody, ResponseBody, WorkerRequest, WorkerResponse,
     FNV1A32_INIT, READY_ID,
 };
-use shardscope_web::worker::{handle_message, read_blob_info, BlobReader};
+use shardscope_web::protocol::{ExportFormat, TraceReport};
+use shardscope_web::worker::handle_message;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 use web_sys::Blob;
@@ -122,8 +127,8 @@ fn read_blob_info_summarizes_each_file_and_reports_progress() {
     assert_eq!(progress.len(), 7 + 3);
     assert!(progress.windows(2).all(|w| w[0].0 < w[1].0));
     assert_eq!(progress.last().map(|p| (p.0, p.1)), Some((133, 133)));
-    assert_eq!(progress[0].2, "reading rank0.json");
-    assert_eq!(progress[9].2, "reading rank1.json");
+    assert_eq!(progress[0].2, "rank0.json");
+    assert_eq!(progress[9].2, "rank1.json");
 }
 
 #[wasm_bindgen_test]
@@ -217,27 +222,42 @@ fn bad_requests_are_answered_with_errors() {
     );
 }
 
-/// The core runs in the worker on blobs streamed slice by slice, with stormlog's answer.
-#[wasm_bindgen_test]
-fn attribute_request_matches_stormlog_on_a_fixture() {
-    use shardscope_web::protocol::AttributeSettings;
-    let trace = include_bytes!("fixtures/attribution/traces/sync_markers_type.json");
-    let request = WorkerRequest {
-        id: 11,
-        body: RequestBody::Attribute {
-            files: vec![NamedBlob {
-                name: "sync_markers_type.json".into(),
-                blob: blob(trace),
-            }],
-            settings: AttributeSettings::default(),
-        },
-    };
-    let responses = handle(to_js(&request).unwrap());
+fn named(name: &str, bytes: &[u8]) -> NamedBlob {
+    NamedBlob {
+        name: name.into(),
+        blob: blob(bytes),
+    }
+}
+
+/// Send `body`; the final answer must be a report.
+fn analyzed(id: u32, body: RequestBody) -> (TraceReport, Vec<WorkerResponse>) {
+    let responses = handle(to_js(&WorkerRequest { id, body }).unwrap());
     let last = responses.last().expect("a final answer");
-    assert_eq!(last.id, 11);
-    let ResponseBody::Attributed(report) = &last.body else {
+    assert_eq!(last.id, id);
+    let ResponseBody::Analyzed(report) = &last.body else {
         panic!("unexpected answer {:?}", last.body);
     };
+    ((**report).clone(), responses)
+}
+
+fn settings(preset: &str) -> AnalyzeSettings {
+    AnalyzeSettings {
+        preset: preset.into(),
+        ..AnalyzeSettings::default()
+    }
+}
+
+/// The core runs in the worker on blobs streamed slice by slice, with stormlog's answer.
+#[wasm_bindgen_test]
+fn load_request_matches_stormlog_on_a_fixture() {
+    let trace = include_bytes!("fixtures/attribution/traces/sync_markers_type.json");
+    let (report, responses) = analyzed(
+        11,
+        RequestBody::Load {
+            files: vec![named("sync_markers_type.json", trace)],
+            settings: settings("medium"),
+        },
+    );
     assert!(report.problems.is_empty(), "{:?}", report.problems);
     // stormlog 0.4.3's answer (tests/fixtures/attribution/expected/sync_markers_type.medium.json).
     assert_eq!(report.rows.len(), 4);
@@ -245,7 +265,7 @@ fn attribute_request_matches_stormlog_on_a_fixture() {
     assert_eq!(first.rank, 0);
     assert_eq!(first.interval_start_ns, 1_700_000_001_880_000_000);
     assert_eq!(first.interval_end_ns, 1_700_000_002_130_000_000);
-    assert_eq!(first.classification, "collective_confident");
+    assert_eq!(first.classification, Classification::CollectiveConfident);
     assert_eq!(first.confidence, 1.0);
     assert_eq!(first.peak_gap_bytes, 1_610_612_736);
     assert_eq!(first.peak_gap_ratio, Some(0.09375));
@@ -254,44 +274,140 @@ fn attribute_request_matches_stormlog_on_a_fixture() {
         report.files,
         vec![("sync_markers_type.json".to_string(), trace.len() as u64)]
     );
+    assert_eq!(report.ranks.len(), 4);
+    assert!(report.trace_start_ns < report.trace_end_ns);
     assert!(responses[..responses.len() - 1]
         .iter()
         .all(|r| matches!(r.body, ResponseBody::Progress { .. })));
+    assert!(
+        responses.iter().any(
+            |r| matches!(&r.body, ResponseBody::Progress { done_bytes, total_bytes, .. }
+                if *done_bytes == trace.len() as u64 && *total_bytes == trace.len() as u64)
+        ),
+        "progress reaches the total"
+    );
+}
+
+/// After a load the worker keeps the events: other settings re-attribute them, the
+/// timeline and the exports are answered from them.
+#[wasm_bindgen_test]
+fn kept_dataset_answers_reattribution_windows_and_exports() {
+    let trace = include_bytes!("fixtures/attribution/traces/preset_gap_thresholds.json");
+    let expected = |preset: &str| -> usize {
+        let text = match preset {
+            "low" => include_str!("fixtures/attribution/expected/preset_gap_thresholds.low.json"),
+            "high" => include_str!("fixtures/attribution/expected/preset_gap_thresholds.high.json"),
+            _ => include_str!("fixtures/attribution/expected/preset_gap_thresholds.medium.json"),
+        };
+        text.matches("\"interval_start_ns\"").count()
+    };
+    let (loaded, _) = analyzed(
+        20,
+        RequestBody::Load {
+            files: vec![named("preset_gap_thresholds.json", trace)],
+            settings: settings("medium"),
+        },
+    );
+    assert_eq!(loaded.rows.len(), expected("medium"));
+    for preset in ["low", "high"] {
+        let (again, responses) = analyzed(
+            21,
+            RequestBody::Reattribute {
+                settings: settings(preset),
+            },
+        );
+        assert_eq!(again.rows.len(), expected(preset), "{preset}");
+        assert_eq!(again.parse_ms, 0.0, "nothing is read again");
+        assert!(responses.iter().all(|r| !matches!(
+            r.body,
+            ResponseBody::Progress {
+                stage: shardscope_web::protocol::Stage::Reading { .. },
+                ..
+            }
+        )));
+    }
+    // A rejected override: the settings problem, no rows.
+    let (rejected, _) = analyzed(
+        22,
+        RequestBody::Reattribute {
+            settings: AnalyzeSettings {
+                overrides: vec![(
+                    "min_confidence".into(),
+                    shardscope_core::attribution::OverrideValue::Float(1.5),
+                )],
+                ..settings("medium")
+            },
+        },
+    );
+    assert!(rejected.settings_problem.is_some());
+
+    let (start, end) = (loaded.trace_start_ns.unwrap(), loaded.trace_end_ns.unwrap());
+    let query = WindowQuery {
+        start_ns: start,
+        end_ns: end + 1,
+        columns: 64,
+        ranks: None,
+    };
+    let responses = handle(
+        to_js(&WorkerRequest {
+            id: 23,
+            body: RequestBody::Window { query },
+        })
+        .unwrap(),
+    );
+    let ResponseBody::Window(payload) = &responses.last().unwrap().body else {
+        panic!("unexpected answer {:?}", responses.last());
+    };
+    let data = payload.unpack();
+    assert_eq!(data.columns, 64);
+    assert_eq!(data.lanes.len(), loaded.ranks.len());
+    for lane in &data.lanes {
+        assert_eq!(lane.gap_max.len(), 64);
+        let peak = lane.gap_max.iter().copied().fold(f32::MIN, f32::max);
+        assert_eq!(peak as i64, lane.gap_peak_bytes, "rank {}", lane.rank);
+    }
+
+    let responses = handle(
+        to_js(&WorkerRequest {
+            id: 24,
+            body: RequestBody::Export {
+                format: ExportFormat::Json,
+            },
+        })
+        .unwrap(),
+    );
+    let ResponseBody::Exported { text } = &responses.last().unwrap().body else {
+        panic!("unexpected answer {:?}", responses.last());
+    };
+    // The last successful run (high) is what is exported.
+    assert_eq!(
+        text.matches("\"interval_start_ns\"").count(),
+        expected("high")
+    );
 }
 
 /// A bad file beside a good one: its error is reported, the good one is analysed.
 #[wasm_bindgen_test]
-fn attribute_request_keeps_good_files_beside_a_bad_one() {
-    use shardscope_web::protocol::AttributeSettings;
+fn load_request_keeps_good_files_beside_a_bad_one() {
     let good = include_bytes!("fixtures/attribution/traces/tui_per_rank_files/rank0_events.json");
-    let request = WorkerRequest {
-        id: 12,
-        body: RequestBody::Attribute {
+    let (report, _) = analyzed(
+        12,
+        RequestBody::Load {
             files: vec![
-                NamedBlob {
-                    name: "rank0_events.json".into(),
-                    blob: blob(good),
-                },
-                NamedBlob {
-                    name: "broken.json".into(),
-                    blob: blob(b"[1, 2"),
-                },
+                named("rank0_events.json", good),
+                named("broken.json", b"[1, 2"),
             ],
-            settings: AttributeSettings::default(),
+            settings: settings("medium"),
         },
-    };
-    let responses = handle(to_js(&request).unwrap());
-    let ResponseBody::Attributed(report) = &responses.last().unwrap().body else {
-        panic!("unexpected answer");
-    };
+    );
     assert_eq!(report.problems.len(), 1);
-    assert_eq!(report.problems[0].file, "broken.json");
+    assert_eq!(report.problems[0].file.as_deref(), Some("broken.json"));
     assert!(
         report.problems[0]
-            .message
+            .describe()
             .contains("Expecting ',' delimiter"),
         "{}",
-        report.problems[0].message
+        report.problems[0].describe()
     );
     assert!(report.events > 0, "the good file was loaded");
 }

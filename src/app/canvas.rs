@@ -1,20 +1,26 @@
-//! Drawing helpers shared by the charts: the colour-blind-safe palette and sharp
-//! (devicePixelRatio-scaled) canvases.
+//! Canvas helpers: the device pixel ratio (canvases are sized to CSS size × ratio and
+//! drawn in backing pixels, so they stay sharp on HiDPI screens) and finding a canvas.
 
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-/// Okabe–Ito: eight colours distinguishable with the common colour-vision deficiencies.
-pub const OKABE_ITO: [&str; 8] = [
-    "#E69F00", // orange
-    "#56B4E9", // sky blue
-    "#009E73", // bluish green
-    "#F0E442", // yellow
-    "#0072B2", // blue
-    "#D55E00", // vermillion
-    "#CC79A7", // reddish purple
-    "#000000", // black
-];
+/// Backing-store pixels per CSS pixel (1 when unknown).
+pub fn device_pixel_ratio() -> f64 {
+    web_sys::window()
+        .map(|w| w.device_pixel_ratio())
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .unwrap_or(1.0)
+}
+
+/// The canvas with this `data-testid`, if it is on the page.
+pub fn canvas_by_testid(testid: &str) -> Option<HtmlCanvasElement> {
+    web_sys::window()?
+        .document()?
+        .query_selector(&format!("[data-testid=\"{testid}\"]"))
+        .ok()??
+        .dyn_into()
+        .ok()
+}
 
 /// A canvas prepared for drawing in CSS pixels.
 pub struct HidpiCanvas {
@@ -29,23 +35,20 @@ pub struct HidpiCanvas {
 /// Size `canvas`'s backing store to its displayed size times `devicePixelRatio`, and scale
 /// its 2D context so that drawing code works in CSS pixels and stays sharp on HiDPI screens.
 pub fn prepare_hidpi(canvas: &HtmlCanvasElement) -> Result<HidpiCanvas, String> {
-    let scale = web_sys::window()
-        .map(|w| w.device_pixel_ratio())
-        .filter(|r| r.is_finite() && *r > 0.0)
-        .unwrap_or(1.0);
+    let scale = device_pixel_ratio();
     let rect = canvas.get_bounding_client_rect();
     let (width, height) = (rect.width().max(1.0), rect.height().max(1.0));
     canvas.set_width((width * scale).round() as u32);
     canvas.set_height((height * scale).round() as u32);
     let context = canvas
         .get_context("2d")
-        .map_err(|e| crate::worker::js_error_text(&e))?
+        .map_err(|e| crate::js_error::js_error_text(&e))?
         .ok_or("this browser cannot draw on a canvas")?
         .dyn_into::<CanvasRenderingContext2d>()
         .map_err(|_| "unexpected canvas context type".to_string())?;
     context
         .set_transform(scale, 0.0, 0.0, scale, 0.0, 0.0)
-        .map_err(|e| crate::worker::js_error_text(&e))?;
+        .map_err(|e| crate::js_error::js_error_text(&e))?;
     Ok(HidpiCanvas {
         context,
         width,

@@ -1,28 +1,31 @@
 //! The page: a Leptos client-side app. [`App`] lays out the header, the view switch and
-//! the views, owns the [`AppState`](state::AppState) and starts the worker.
+//! the views, owns the [`AppState`](state::AppState) and the [`Workers`](workers::Workers).
 //!
-//! Module map: [`state`] (all signals), [`worker_client`] (talking to the worker),
-//! [`trace_view`] and [`explore_view`] (one module per view), [`permalink`] (settings in
-//! the URL), [`canvas`] (palette and HiDPI canvases for the charts).
+//! Module map: [`state`] (all signals), [`workers`] and [`worker_client`] (talking to the
+//! workers), [`trace`] and [`explore_view`] (one module per view), [`permalink`] (settings
+//! in the URL), [`canvas`] and [`paint`] (HiDPI canvases, core scenes painted with
+//! plotters), [`download`] (saving exports).
 
 pub mod canvas;
+pub mod download;
 pub mod explore_view;
+pub mod paint;
 pub mod permalink;
 pub mod state;
-pub mod trace_view;
+pub mod trace;
 pub mod worker_client;
+pub mod workers;
 
 use leptos::ev::KeyboardEvent;
 use leptos::html;
 use leptos::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
-use crate::protocol::{RequestBody, ResponseBody};
 use crate::CORE_VERSION;
 use explore_view::ExploreView;
-use permalink::Permalink;
 use state::{AppState, View, WorkerStatus};
-use trace_view::TraceView;
-use worker_client::{WorkerClient, WorkerEvent, WORKER_URL};
+use trace::TraceView;
+use workers::{Workers, WorkersHandle};
 
 /// Mount the app on the page's `<body>`.
 pub fn start() {
@@ -37,69 +40,33 @@ pub fn now_ms() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
-/// `1234567` → `"1.2 MB"` (decimal units, as file managers show).
-pub fn format_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1000.0 && unit + 1 < UNITS.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
-
-/// Start the worker and ping it; its status lands in `state.worker`.
-fn start_worker(state: AppState) -> WorkerClient {
-    let worker = state.worker;
-    let client = WorkerClient::start(WORKER_URL, move |event| match event {
-        WorkerEvent::Ready { core_version } if core_version != CORE_VERSION => {
-            worker.set(WorkerStatus::Failed {
-                message: format!(
-                    "The page (core {CORE_VERSION}) and its worker (core {core_version}) come from \
-                     different versions. Reload the page, bypassing the cache (Shift+Reload)."
-                ),
-            });
-        }
-        WorkerEvent::Ready { .. } => {}
-        WorkerEvent::Failed { message } => worker.set(WorkerStatus::Failed { message }),
+/// Keep the address bar's fragment in step with the settings, at most every 300 ms
+/// (browsers throttle history updates; panning changes the window every frame).
+fn sync_address_bar(state: AppState) {
+    let pending = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        let link = state.link();
+        let generation = pending.get_value() + 1;
+        pending.set_value(generation);
+        set_timeout(
+            move || {
+                if pending.get_value() == generation {
+                    permalink::replace_current(&link);
+                }
+            },
+            std::time::Duration::from_millis(300),
+        );
     });
-    let sent = now_ms();
-    client.request(RequestBody::Ping, move |response| match response {
-        ResponseBody::Pong { core_version } => {
-            if worker.get_untracked() == WorkerStatus::Starting {
-                worker.set(WorkerStatus::Ready {
-                    core_version,
-                    ping_ms: now_ms() - sent,
-                });
-            }
-        }
-        ResponseBody::Error { message } => worker.set(WorkerStatus::Failed { message }),
-        other => worker.set(WorkerStatus::Failed {
-            message: format!("The worker answered a ping with {other:?}"),
-        }),
-    });
-    client
 }
 
 #[component]
 pub fn App() -> impl IntoView {
-    let initial = Permalink::parse(&permalink::current_fragment());
-    let state = AppState::new(initial.view);
+    let (link, notice) = permalink::opened_with();
+    let state = AppState::new(&link, notice);
     provide_context(state);
-    let client = StoredValue::new_local(start_worker(state));
-    provide_context(client);
-
-    // Keep the address bar's fragment in step with the view.
-    Effect::new(move |_| {
-        permalink::replace_current(&Permalink {
-            view: state.view.get(),
-        });
-    });
+    let workers: WorkersHandle = StoredValue::new_local(Workers::new(state));
+    provide_context(workers);
+    sync_address_bar(state);
 
     view! {
         <div class="app">
@@ -108,9 +75,13 @@ pub fn App() -> impl IntoView {
                     <h1>"Shardscope"</h1>
                     <p class="tagline">"Collective-memory spikes and parallelism plans, computed in your browser."</p>
                 </div>
-                <WorkerBadge />
+                <ViewTabs />
+                <div class="header-end">
+                    <WorkerBadge />
+                    <ShareLink />
+                </div>
             </header>
-            <ViewTabs />
+            <LinkNotice />
             <main>
                 <ViewPanel view=View::Trace>
                     <TraceView />
@@ -120,16 +91,70 @@ pub fn App() -> impl IntoView {
                 </ViewPanel>
             </main>
             <footer class="app-footer">
-                <a
-                    data-testid="permalink"
-                    href=move || format!("{}{}", permalink::base_url(), Permalink { view: state.view.get() }.fragment())
-                >
-                    "Link to this view"
-                </a>
                 <span>{format!("core {CORE_VERSION}")}</span>
                 <span>"Nothing you load leaves this browser."</span>
             </footer>
         </div>
+    }
+}
+
+/// `permalink` and a button that copies it.
+#[component]
+fn ShareLink() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let copied = RwSignal::new(None::<bool>);
+    let href = Memo::new(move |_| permalink::href(&state.link()));
+    let copy = move |_| {
+        let text = href.get_untracked();
+        leptos::task::spawn_local(async move {
+            let ok = match web_sys::window() {
+                Some(w) => JsFuture::from(w.navigator().clipboard().write_text(&text))
+                    .await
+                    .is_ok(),
+                None => false,
+            };
+            copied.set(Some(ok));
+            set_timeout(move || copied.set(None), std::time::Duration::from_secs(2));
+        });
+    };
+    view! {
+        <div class="share">
+            <a
+                class="permalink"
+                data-testid="permalink"
+                href=move || href.get()
+                title="A link to this view and its settings (never the data)"
+            >
+                "Link"
+            </a>
+            <button type="button" class="button small" on:click=copy>
+                {move || match copied.get() {
+                    Some(true) => "Copied",
+                    Some(false) => "Copy failed: use the Link",
+                    None => "Copy link",
+                }}
+            </button>
+            <span class="visually-hidden" role="status" aria-live="polite">
+                {move || (copied.get() == Some(true)).then_some("Link copied to the clipboard")}
+            </span>
+        </div>
+    }
+}
+
+/// The one notice about the parts of an opened link that could not be used.
+#[component]
+fn LinkNotice() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let notice = state.link_notice;
+    view! {
+        <Show when=move || notice.with(Option::is_some)>
+            <div class="link-notice" data-testid="link-notice" role="status">
+                <span>{move || notice.get().unwrap_or_default()}</span>
+                <button type="button" class="button small" on:click=move |_| notice.set(None)>
+                    "Dismiss"
+                </button>
+            </div>
+        </Show>
     }
 }
 

@@ -1,42 +1,20 @@
-//! The page's settings in its URL fragment (`#view=explore&...`), so a link reproduces
-//! what the user sees. Only the view exists so far; the views' settings join it later.
+//! The permalink glue: the address bar's fragment in and out. The encoding itself
+//! (keys, versions, what is dropped) is the core's ([`shardscope_core::view::permalink`]).
 //! The fragment never reaches a server.
 
-use super::state::View;
-
-/// Settings carried by a permalink.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Permalink {
-    pub view: View,
-}
-
-impl Permalink {
-    /// Read a fragment (with or without its `#`). Unknown keys and bad values are ignored,
-    /// so old links keep working.
-    pub fn parse(fragment: &str) -> Permalink {
-        let mut link = Permalink::default();
-        for pair in fragment.trim_start_matches('#').split('&') {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            if key == "view" {
-                if let Some(view) = View::parse(value) {
-                    link.view = view;
-                }
-            }
-        }
-        link
-    }
-
-    /// The fragment, with its `#`.
-    pub fn fragment(&self) -> String {
-        format!("#view={}", self.view.as_str())
-    }
-}
+use shardscope_core::view::permalink::{dropped_notice, Link};
 
 /// The current page's fragment.
 pub fn current_fragment() -> String {
     web_sys::window()
         .and_then(|w| w.location().hash().ok())
         .unwrap_or_default()
+}
+
+/// The link the page was opened with, and a notice about what it could not use.
+pub fn opened_with() -> (Link, Option<String>) {
+    let (link, dropped) = Link::parse(&current_fragment());
+    (link, dropped_notice(&dropped))
 }
 
 /// The page URL without its fragment.
@@ -47,14 +25,18 @@ pub fn base_url() -> String {
         .unwrap_or_default()
 }
 
+/// The full permalink of `link`.
+pub fn href(link: &Link) -> String {
+    format!("{}{}", base_url(), link.fragment())
+}
+
 /// Put `link` in the address bar without adding a history entry.
-pub fn replace_current(link: &Permalink) {
+pub fn replace_current(link: &Link) {
     let Some(window) = web_sys::window() else {
         return;
     };
     if let Ok(history) = window.history() {
-        let url = format!("{}{}", base_url(), link.fragment());
         // Failing to update the address bar loses nothing the page needs.
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&href(link)));
     }
 }

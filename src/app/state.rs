@@ -1,42 +1,25 @@
 //! The page's state: plain signals grouped per view, created once by [`AppState::new`]
-//! and shared through Leptos context. Views read and write them; nothing else holds state.
+//! and shared through Leptos context. Views read and write them; the job modules turn
+//! changes into worker requests. Nothing else holds state.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use leptos::prelude::*;
+use shardscope_core::analysis::AnalyzeSettings;
+use shardscope_core::attribution::{
+    AttributionConfig, Classification, OverrideValue, Preset, SettingsError, OVERRIDE_FIELDS,
+};
+use shardscope_core::trace::{LoadError, LoadWarning};
+use shardscope_core::view::lod::WindowData;
+use shardscope_core::view::permalink::{Link, TraceLink};
+use shardscope_core::view::rank_filter::parse_rank_filter;
+pub use shardscope_core::view::table::SortKey;
+use shardscope_core::view::timeline::TimeWindow;
 
-use crate::protocol::AttributionReport;
+pub use shardscope_core::view::permalink::View;
 
-/// The two top-level views.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum View {
-    /// "Which memory spikes were caused by collective communication?"
-    #[default]
-    Trace,
-    /// "How should I split this model over this machine?"
-    Explore,
-}
-
-impl View {
-    pub const ALL: [View; 2] = [View::Trace, View::Explore];
-
-    /// The name used in permalinks and element ids.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            View::Trace => "trace",
-            View::Explore => "explore",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<View> {
-        View::ALL.into_iter().find(|v| v.as_str() == name.trim())
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            View::Trace => "Collective memory spikes",
-            View::Explore => "Parallelism explorer",
-        }
-    }
-}
+use crate::protocol::{Stage, TraceReport};
 
 /// The worker as the page sees it.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -61,7 +44,7 @@ impl WorkerStatus {
     }
 }
 
-/// Where a trace load is (the `data-state` of `trace-status`).
+/// Where a job is (the `data-state` of `trace-status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Phase {
     #[default]
@@ -82,69 +65,239 @@ impl Phase {
     }
 }
 
-/// Progress of the running job, in bytes.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// Progress of the running job.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
     pub done_bytes: u64,
     pub total_bytes: u64,
-    pub stage: String,
+    pub stage: Stage,
 }
 
-/// One problem to show (`trace-error`).
+impl Default for Progress {
+    fn default() -> Self {
+        Progress {
+            done_bytes: 0,
+            total_bytes: 0,
+            stage: Stage::Attributing,
+        }
+    }
+}
+
+/// One problem to show (`trace-error`): a file that failed, or a job that did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
     /// The file it concerns, when known.
     pub file: Option<String>,
+    /// What happened, located (line, column, record, field).
     pub message: String,
+    /// What the user can do about it.
+    pub hint: Option<String>,
+}
+
+impl Problem {
+    pub fn general(message: impl Into<String>) -> Problem {
+        Problem {
+            file: None,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// A loading error as shown: stormlog's text, where it happened, and a hint.
+    pub fn from_load_error(e: &LoadError) -> Problem {
+        use shardscope_core::trace::LoadErrorKind as K;
+        let hint = match e.kind {
+            K::Utf8 | K::Gzip => {
+                Some("Is this a stormlog export? It is not UTF-8 JSON, JSONL or CSV text.")
+            }
+            K::Syntax => Some("The file is not valid JSON: was it cut short while being written?"),
+            K::Shape => Some(
+                "This JSON is not a list of telemetry events, an events wrapper or a sink segment.",
+            ),
+            K::Record => {
+                Some("stormlog rejects this record; fix or drop the file, or export it again.")
+            }
+            K::Session => Some("Pick another session from the list."),
+            K::Io => {
+                Some("The file could not be read: it may have been moved or changed while loading.")
+            }
+            K::NotFound => {
+                Some("Drop the folder's trace files, or a telemetry-sink folder with its manifest.")
+            }
+        };
+        Problem {
+            file: e.file.clone(),
+            message: e.describe(),
+            hint: hint.map(str::to_string),
+        }
+    }
+}
+
+/// Settings inputs of the trace view, as typed.
+#[derive(Debug, Clone, Copy)]
+pub struct TraceSettings {
+    pub preset: RwSignal<Preset>,
+    /// Override field → the text in its input (empty: the preset's value).
+    pub overrides: RwSignal<BTreeMap<String, String>>,
+    pub phases: RwSignal<bool>,
+    /// `None`: stormlog's default session.
+    pub session: RwSignal<Option<String>>,
+    /// The rank filter as typed (`all`, `0,2,4-7`).
+    pub ranks: RwSignal<String>,
+}
+
+impl TraceSettings {
+    fn new(link: &TraceLink) -> Self {
+        TraceSettings {
+            preset: RwSignal::new(link.preset),
+            overrides: RwSignal::new(link.overrides.iter().cloned().collect()),
+            phases: RwSignal::new(link.phases),
+            session: RwSignal::new(link.session.clone()),
+            ranks: RwSignal::new(link.ranks.clone()),
+        }
+    }
+
+    /// The overrides as values for the core (empty inputs left out).
+    pub fn override_values(&self) -> Vec<(String, OverrideValue)> {
+        self.overrides.with(|m| {
+            OVERRIDE_FIELDS
+                .iter()
+                .filter_map(|f| {
+                    m.get(*f)
+                        .map(|v| v.trim())
+                        .filter(|v| !v.is_empty())
+                        .map(|v| (f.to_string(), OverrideValue::parse_cli(v)))
+                })
+                .collect()
+        })
+    }
+
+    /// stormlog's message for each override that it would reject (checked alone
+    /// against the preset, so each field shows its own problem).
+    pub fn override_errors(&self) -> BTreeMap<String, SettingsError> {
+        let preset = self.preset.get().as_str();
+        self.override_values()
+            .into_iter()
+            .filter_map(|(field, value)| {
+                AttributionConfig::resolve(preset, &[(field.clone(), value)])
+                    .err()
+                    .map(|e| (field, e))
+            })
+            .collect()
+    }
+
+    /// The settings to run, or the first problem (a bad override never starts a run).
+    pub fn analyze_settings(&self) -> Result<AnalyzeSettings, SettingsError> {
+        let settings = AnalyzeSettings {
+            preset: self.preset.get().as_str().to_string(),
+            overrides: self.override_values(),
+            session_id: self.session.get(),
+            phases: self.phases.get(),
+        };
+        AttributionConfig::resolve(&settings.preset, &settings.overrides)?;
+        Ok(settings)
+    }
 }
 
 /// The trace view's state.
 #[derive(Debug, Clone, Copy)]
 pub struct TraceState {
+    pub settings: TraceSettings,
     pub phase: RwSignal<Phase>,
     pub progress: RwSignal<Progress>,
+    /// Whether the running job is a load (cancel stops it) or a re-attribution.
+    pub loading_files: RwSignal<bool>,
     pub problems: RwSignal<Vec<Problem>>,
-    /// What attribution found, after a load (also when some files failed).
-    pub report: RwSignal<Option<AttributionReport>>,
+    /// The last good results (kept while a new run is on its way or failed).
+    pub report: RwSignal<Option<Arc<TraceReport>>>,
+    /// Wall time of the last job, page side (request to answer).
     pub elapsed_ms: RwSignal<f64>,
-    /// Incremented by every new load; responses of older loads are ignored.
-    pub generation: RwSignal<u64>,
+    /// Results shown so far (loads and re-attributions): tells one answer from the next.
+    pub runs: RwSignal<u64>,
+    /// The selected interval: (rank, interval start).
+    pub selected: RwSignal<Option<(i64, i64)>>,
+    /// The visible window; `None` = the whole trace.
+    pub window: RwSignal<Option<TimeWindow>>,
+    /// The latest timeline data from the worker.
+    pub frame: RwSignal<Option<Arc<WindowData>>>,
+    /// The overview strip: largest gap per column of the whole trace.
+    pub overview: RwSignal<Option<Arc<Vec<f32>>>>,
+    pub sort: RwSignal<(SortKey, bool)>,
+    /// Classifications shown in the table and timeline.
+    pub shown_classes: RwSignal<[bool; 3]>,
+    /// Files a permalink was made for (asked for on open), until files are loaded.
+    pub wanted_files: RwSignal<Vec<String>>,
 }
 
 impl TraceState {
-    fn new() -> Self {
+    fn new(link: &TraceLink) -> Self {
         TraceState {
+            settings: TraceSettings::new(link),
             phase: RwSignal::new(Phase::Idle),
             progress: RwSignal::new(Progress::default()),
+            loading_files: RwSignal::new(false),
             problems: RwSignal::new(Vec::new()),
             report: RwSignal::new(None),
             elapsed_ms: RwSignal::new(0.0),
-            generation: RwSignal::new(0),
+            runs: RwSignal::new(0),
+            selected: RwSignal::new(link.selected),
+            window: RwSignal::new(link.window),
+            frame: RwSignal::new(None),
+            overview: RwSignal::new(None),
+            sort: RwSignal::new((SortKey::Rank, true)),
+            shown_classes: RwSignal::new([true; 3]),
+            wanted_files: RwSignal::new(link.files.clone()),
         }
     }
 
-    /// Start a new load of `total_bytes` and return its generation.
-    pub fn begin(&self, total_bytes: u64, stage: &str) -> u64 {
-        self.generation.update(|g| *g += 1);
-        self.phase.set(Phase::Loading);
-        self.problems.set(Vec::new());
-        self.report.set(None);
-        self.progress.set(Progress {
-            done_bytes: 0,
-            total_bytes,
-            stage: stage.to_string(),
-        });
-        self.generation.get_untracked()
+    /// The ranks shown: the rank filter applied to the analysed ranks (all of them
+    /// while the filter text is unreadable; the field says why).
+    pub fn visible_ranks(&self) -> Vec<i64> {
+        let all: Vec<i64> = self
+            .report
+            .with(|r| r.as_ref().map(|r| r.ranks.iter().map(|s| s.rank).collect()))
+            .unwrap_or_default();
+        let text = self.settings.ranks.get();
+        parse_rank_filter(&text, &all).unwrap_or(all)
     }
 
-    /// Whether `generation` is still the current load.
-    pub fn is_current(&self, generation: u64) -> bool {
-        self.generation.get_untracked() == generation
+    /// Whether `class` is shown.
+    pub fn class_shown(&self, class: Classification) -> bool {
+        let i = Classification::ALL
+            .iter()
+            .position(|c| *c == class)
+            .unwrap_or(0);
+        self.shown_classes.with(|s| s[i])
     }
 
-    pub fn fail(&self, problems: Vec<Problem>) {
-        self.problems.set(problems);
-        self.phase.set(Phase::Error);
+    /// The trace view's part of a permalink.
+    pub fn link(&self) -> TraceLink {
+        let s = &self.settings;
+        TraceLink {
+            preset: s.preset.get(),
+            overrides: s
+                .overrides
+                .get()
+                .into_iter()
+                .filter(|(_, v)| !v.trim().is_empty())
+                .collect(),
+            phases: s.phases.get(),
+            session: s.session.get(),
+            ranks: s.ranks.get(),
+            window: self.window.get(),
+            selected: self.selected.get(),
+            files: self.report.with(|r| match r {
+                Some(r) => r.files.iter().map(|(n, _)| n.clone()).collect(),
+                None => self.wanted_files.get(),
+            }),
+        }
+    }
+
+    /// Problems to show, and the warnings of the loaded files.
+    pub fn warnings(&self) -> Vec<LoadWarning> {
+        self.report
+            .with(|r| r.as_ref().map(|r| r.warnings.clone()))
+            .unwrap_or_default()
     }
 }
 
@@ -169,15 +322,26 @@ pub struct AppState {
     pub worker: RwSignal<WorkerStatus>,
     pub trace: TraceState,
     pub explore: ExploreState,
+    /// One notice about a permalink's unusable parts.
+    pub link_notice: RwSignal<Option<String>>,
 }
 
 impl AppState {
-    pub fn new(view: View) -> Self {
+    pub fn new(link: &Link, notice: Option<String>) -> Self {
         AppState {
-            view: RwSignal::new(view),
+            view: RwSignal::new(link.view),
             worker: RwSignal::new(WorkerStatus::Starting),
-            trace: TraceState::new(),
+            trace: TraceState::new(&link.trace),
             explore: ExploreState::new(),
+            link_notice: RwSignal::new(notice),
+        }
+    }
+
+    /// The permalink for what is on screen.
+    pub fn link(&self) -> Link {
+        Link {
+            view: self.view.get(),
+            trace: self.trace.link(),
         }
     }
 }

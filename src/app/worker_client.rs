@@ -69,7 +69,7 @@ impl WorkerClient {
             Ok(worker) => client.attach(worker),
             Err(err) => client.fail(format!(
                 "The background worker could not be started: {}",
-                crate::worker::js_error_text(&err)
+                crate::js_error::js_error_text(&err)
             )),
         }
         client
@@ -126,6 +126,24 @@ impl WorkerClient {
         self.inner.borrow().ready
     }
 
+    /// Stop the worker at once (whatever it is doing) and forget its pending requests:
+    /// their callbacks are never called. Used to cancel a load within a frame.
+    pub fn terminate(&self) {
+        let worker = {
+            let mut inner = self.inner.borrow_mut();
+            inner.failed = Some("it was stopped".to_string());
+            inner.queue.clear();
+            inner.handlers.clear();
+            inner.worker.take()
+        };
+        if let Some(worker) = worker {
+            worker.set_onmessage(None);
+            worker.set_onerror(None);
+            worker.set_onmessageerror(None);
+            worker.terminate();
+        }
+    }
+
     /// Send a request. `on_response` gets its progress messages and then its one final
     /// response (an encoding failure is delivered to it as an `Error` response, too).
     /// Returns the request id.
@@ -176,7 +194,7 @@ impl WorkerClient {
                 ResponseBody::Error {
                     message: format!(
                         "Could not send the request to the worker: {}",
-                        crate::worker::js_error_text(&err)
+                        crate::js_error::js_error_text(&err)
                     ),
                 },
             );

@@ -1,6 +1,7 @@
 // Small helpers for the browser tests (node:assert plus page polling).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -45,3 +46,23 @@ export function fnv1a32(bytes) {
   }
   return h >>> 0;
 }
+
+/**
+ * The native command line's stdout for `args` (built on first use): the page's exports
+ * must equal it byte for byte.
+ */
+export function cli(args) {
+  const bin = path.join(ROOT, 'target/debug/shardscope');
+  if (!existsSync(bin)) {
+    execFileSync('cargo', ['build', '--quiet', '-p', 'shardscope-cli'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  return execFileSync(bin, args, { cwd: ROOT, maxBuffer: 1 << 28 });
+}
+
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+// Without the background-networking flags Chromium floods the closed network with
+// refused connections.
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];

@@ -9,20 +9,13 @@
 // Exits 1 if any test failed, after printing which.
 
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from './assert.mjs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-// Without the background-networking flags Chromium floods the closed network with
-// refused connections. (Playwright refuses --user-data-dir here: the profile dir is
-// the first argument of launchPersistentContext.)
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const TEST_TIMEOUT_MS = Number(process.env.E2E_TEST_TIMEOUT_MS || 60000);
 
 const [baseUrlArg, filter = ''] = process.argv.slice(2);
@@ -67,6 +60,7 @@ async function runOne(test) {
   });
   const errors = [];
   const expected = [];
+  const cleanups = [];
   context.on('console', (msg) => {
     if (msg.type() === 'error') errors.push(`console error: ${msg.text()} (${msg.location().url || 'unknown'})`);
   });
@@ -81,6 +75,25 @@ async function runOne(test) {
         baseUrl,
         // Declare console errors this test provokes on purpose (regexps).
         expectConsoleErrors: (...patterns) => expected.push(...patterns),
+        // dist/ served under a sub-path (scripts/e2e.sh), e.g. http://127.0.0.1:PORT/shardscope/.
+        subpathUrl: process.env.E2E_SUBPATH_URL || '',
+        // A second browser with its own empty profile (a colleague opening a link).
+        freshPage: async () => {
+          const dir = await mkdtemp(path.join(tmpdir(), 'shardscope-e2e-fresh-'));
+          const fresh = await chromium.launchPersistentContext(dir, {
+            executablePath: CHROMIUM,
+            args: CHROMIUM_ARGS,
+            viewport: { width: 1280, height: 800 },
+          });
+          fresh.on('console', (msg) => {
+            if (msg.type() === 'error') errors.push(`console error (fresh profile): ${msg.text()}`);
+          });
+          cleanups.push(async () => {
+            await fresh.close().catch(() => {});
+            await rm(dir, { recursive: true, force: true }).catch(() => {});
+          });
+          return fresh.pages()[0] ?? (await fresh.newPage());
+        },
       }),
       TEST_TIMEOUT_MS,
       test.name,
@@ -90,6 +103,7 @@ async function runOne(test) {
     const unexpected = [...new Set(errors)].filter((e) => !expected.some((re) => re.test(e)));
     if (unexpected.length) throw new Error(`unexpected browser errors:\n    ${unexpected.join('\n    ')}`);
   } finally {
+    for (const cleanup of cleanups) await cleanup();
     await context.close().catch(() => {});
     await rm(profile, { recursive: true, force: true }).catch(() => {});
   }

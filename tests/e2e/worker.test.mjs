@@ -93,7 +93,7 @@ export const tests = [
         assert.equal(m.id, 9);
         assert.equal(m.body.Progress.done_bytes, `${Math.min((i + 1) * 7, size)}n`);
         assert.equal(m.body.Progress.total_bytes, `${size}n`);
-        assert.equal(m.body.Progress.stage, 'reading rank3.json');
+        assert.deepEqual(m.body.Progress.stage, { Reading: { file: 'rank3.json' } });
       });
       const final = answers.at(-1);
       assert.deepEqual(final, {

@@ -1,0 +1,163 @@
+//! Getting traces into the page: files and folders dropped anywhere on the window
+//! (folders walked recursively through `webkitGetAsEntry`), the file and folder
+//! pickers, and the bundled example. Files are handed to the worker as handles; the
+//! page never reads their bytes.
+
+use js_sys::{Array, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{
+    Blob, DataTransfer, File, FileList, FileSystemDirectoryEntry, FileSystemEntry,
+    FileSystemFileEntry,
+};
+
+use crate::js_error::js_error_text;
+use crate::protocol::NamedBlob;
+
+/// The bundled example (copied into `dist/examples/` by Trunk), relative to the page.
+pub const EXAMPLE_URL: &str = "./examples/example-16-ranks.json.gz";
+pub const EXAMPLE_NAME: &str = "example-16-ranks.json.gz";
+
+/// A file's path inside a picked folder (`webkitRelativePath`), else its name.
+fn relative_name(file: &File) -> String {
+    js_sys::Reflect::get(file, &JsValue::from_str("webkitRelativePath"))
+        .ok()
+        .and_then(|v| v.as_string())
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| file.name())
+}
+
+/// Every file of a `FileList` (a picker's or a drop's), named by relative path.
+pub fn named_blobs(list: Option<FileList>) -> Vec<NamedBlob> {
+    let Some(list) = list else {
+        return Vec::new();
+    };
+    (0..list.length())
+        .filter_map(|i| list.get(i))
+        .map(|file| NamedBlob {
+            name: relative_name(&file),
+            blob: file.into(),
+        })
+        .collect()
+}
+
+/// What a drop holds: entries to walk when a folder is among them, else plain files.
+/// Must be called during the drop event: its `DataTransfer` is emptied afterwards.
+pub enum Dropped {
+    Files(Vec<NamedBlob>),
+    Entries(Vec<FileSystemEntry>),
+}
+
+pub fn take_drop(dt: &DataTransfer) -> Dropped {
+    let items = dt.items();
+    let entries: Vec<FileSystemEntry> = (0..items.length())
+        .filter_map(|i| items.get(i))
+        .filter(|item| item.kind() == "file")
+        .filter_map(|item| item.webkit_get_as_entry().ok().flatten())
+        .collect();
+    if entries.iter().any(FileSystemEntry::is_directory) {
+        Dropped::Entries(entries)
+    } else {
+        Dropped::Files(named_blobs(dt.files()))
+    }
+}
+
+/// A promise of a callback API's single answer.
+fn callback_promise(
+    start: impl FnOnce(&js_sys::Function, &js_sys::Function) -> Result<(), JsValue>,
+) -> Promise {
+    let mut start = Some(start);
+    Promise::new(&mut |resolve, reject| {
+        if let Some(start) = start.take() {
+            if let Err(e) = start(&resolve, &reject) {
+                // Rejecting can only fail if the promise is gone; nothing to do then.
+                let _ = reject.call1(&JsValue::NULL, &e);
+            }
+        }
+    })
+}
+
+async fn entry_file(entry: &FileSystemFileEntry) -> Result<File, String> {
+    let promise = callback_promise(|ok, err| {
+        entry.file_with_callback_and_callback(ok, err);
+        Ok(())
+    });
+    JsFuture::from(promise)
+        .await
+        .map_err(|e| js_error_text(&e))?
+        .dyn_into::<File>()
+        .map_err(|_| "not a file".to_string())
+}
+
+async fn directory_children(
+    dir: &FileSystemDirectoryEntry,
+) -> Result<Vec<FileSystemEntry>, String> {
+    let reader = dir.create_reader();
+    let mut all = Vec::new();
+    // readEntries answers in batches (100 in Chromium) until an empty one.
+    loop {
+        let promise =
+            callback_promise(|ok, err| reader.read_entries_with_callback_and_callback(ok, err));
+        let batch: Array = JsFuture::from(promise)
+            .await
+            .map_err(|e| js_error_text(&e))?
+            .dyn_into()
+            .map_err(|_| "unexpected directory listing".to_string())?;
+        if batch.length() == 0 {
+            break;
+        }
+        all.extend(
+            batch
+                .iter()
+                .filter_map(|v| v.dyn_into::<FileSystemEntry>().ok()),
+        );
+    }
+    Ok(all)
+}
+
+/// Walk dropped entries recursively; files are named by their path inside the drop
+/// (`run/rank0_events.json`). Unreadable entries are listed in the second result.
+pub async fn walk_entries(entries: Vec<FileSystemEntry>) -> (Vec<NamedBlob>, Vec<String>) {
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    let mut stack: Vec<FileSystemEntry> = entries;
+    while let Some(entry) = stack.pop() {
+        let path = entry.full_path().trim_start_matches('/').to_string();
+        if entry.is_directory() {
+            match directory_children(entry.unchecked_ref()).await {
+                Ok(children) => stack.extend(children),
+                Err(e) => problems.push(format!("{path}: the folder could not be read ({e})")),
+            }
+        } else if entry.is_file() {
+            match entry_file(entry.unchecked_ref()).await {
+                Ok(file) => files.push(NamedBlob {
+                    name: path,
+                    blob: file.into(),
+                }),
+                Err(e) => problems.push(format!("{path}: the file could not be read ({e})")),
+            }
+        }
+    }
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    (files, problems)
+}
+
+/// Fetch the bundled example as a blob.
+pub async fn fetch_example() -> Result<Blob, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let text = |e: JsValue| js_error_text(&e);
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str(EXAMPLE_URL))
+        .await
+        .map_err(text)?
+        .dyn_into()
+        .map_err(|_| "unexpected fetch result".to_string())?;
+    if !response.ok() {
+        return Err(format!("HTTP {} for {EXAMPLE_URL}", response.status()));
+    }
+    let blob = JsFuture::from(response.blob().map_err(text)?)
+        .await
+        .map_err(text)?;
+    blob.dyn_into::<Blob>()
+        .map_err(|_| "unexpected response body".to_string())
+}

@@ -1,0 +1,348 @@
+//! The trace view's requests to the workers: load, re-attribute, cancel, timeline
+//! windows, the overview strip and exports. Each answer lands in [`TraceState`]; answers
+//! to superseded requests are dropped (generation counters).
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use shardscope_core::view::lod::WindowQuery;
+
+use super::super::download::save_text;
+use super::super::now_ms;
+use super::super::state::{AppState, Phase, Problem, Progress};
+use super::super::workers::WorkersHandle;
+use crate::blob::blob_size;
+use crate::protocol::{
+    unpack_f32, ExportFormat, NamedBlob, RequestBody, ResponseBody, Stage, TraceReport,
+};
+
+/// Load `files` in a fresh worker; the trace on screen stays until something loaded.
+pub fn load_files(state: AppState, workers: WorkersHandle, files: Vec<NamedBlob>) {
+    let trace = state.trace;
+    if files.is_empty() {
+        trace.problems.set(vec![Problem {
+            file: None,
+            message: "Nothing to load: the drop or the folder held no files.".to_string(),
+            hint: Some(
+                "Drop stormlog traces (.json, .jsonl, .csv, .gz), a telemetry-sink folder or a \
+                 folder of per-rank exports."
+                    .to_string(),
+            ),
+        }]);
+        trace.phase.set(Phase::Error);
+        return;
+    }
+    let settings = match trace.settings.analyze_settings() {
+        Ok(s) => s,
+        Err(e) => {
+            trace.problems.set(vec![Problem {
+                file: None,
+                message: format!("Settings: {}", e.message),
+                hint: Some("Fix the highlighted override, then load again.".to_string()),
+            }]);
+            trace.phase.set(Phase::Error);
+            return;
+        }
+    };
+    let total: u64 = files.iter().map(|f| blob_size(&f.blob)).sum();
+    let first = files.first().map(|f| f.name.clone()).unwrap_or_default();
+    let generation = workers.with_value(|w| {
+        let g = w.load_generation.get() + 1;
+        w.load_generation.set(g);
+        // A newer load replaces a running one.
+        if let Some(old) = w.loading.borrow_mut().take() {
+            old.terminate();
+        }
+        g
+    });
+    trace.loading_files.set(true);
+    trace.phase.set(Phase::Loading);
+    trace.problems.set(Vec::new());
+    trace.progress.set(Progress {
+        done_bytes: 0,
+        total_bytes: total,
+        stage: Stage::Reading { file: first },
+    });
+    let started = now_ms();
+    let client = workers.with_value(|w| w.take_spare());
+    workers.with_value(|w| *w.loading.borrow_mut() = Some(client.clone()));
+    client.request(RequestBody::Load { files, settings }, move |response| {
+        let current = workers.with_value(|w| w.load_generation.get() == generation);
+        if !current {
+            return;
+        }
+        match response {
+            ResponseBody::Progress {
+                done_bytes,
+                total_bytes,
+                stage,
+            } => trace.progress.set(Progress {
+                done_bytes,
+                total_bytes,
+                stage,
+            }),
+            ResponseBody::Analyzed(report) => {
+                trace.elapsed_ms.set(now_ms() - started);
+                let loaded = !report.sessions.is_empty();
+                workers.with_value(|w| {
+                    let loading = w.loading.borrow_mut().take();
+                    if loaded {
+                        if let Some(old) = w.trace.replace(loading) {
+                            old.terminate();
+                        }
+                        // The old worker's windows will never be answered.
+                        w.window_in_flight.set(false);
+                    } else if let Some(failed) = loading {
+                        failed.terminate();
+                    }
+                    w.refill_spare();
+                });
+                if loaded {
+                    apply_report(state, *report, true);
+                } else {
+                    let mut problems: Vec<Problem> = report
+                        .problems
+                        .iter()
+                        .map(Problem::from_load_error)
+                        .collect();
+                    if problems.is_empty() {
+                        problems.push(Problem::general(
+                            "These files hold no telemetry events stormlog can read.",
+                        ));
+                    }
+                    trace.problems.set(problems);
+                    trace.phase.set(Phase::Error);
+                    trace.loading_files.set(false);
+                }
+            }
+            ResponseBody::Error { message } => {
+                workers.with_value(|w| {
+                    if let Some(failed) = w.loading.borrow_mut().take() {
+                        failed.terminate();
+                    }
+                    w.refill_spare();
+                });
+                trace.problems.set(vec![Problem::general(message)]);
+                trace.phase.set(Phase::Error);
+                trace.loading_files.set(false);
+            }
+            other => {
+                trace.problems.set(vec![Problem::general(format!(
+                    "The worker gave an unexpected answer: {other:?}"
+                ))]);
+                trace.phase.set(Phase::Error);
+                trace.loading_files.set(false);
+            }
+        }
+    });
+}
+
+/// Show a new report. `fresh`: it comes from a load (files changed), so the window and
+/// selection are kept only if they still make sense.
+fn apply_report(state: AppState, report: TraceReport, fresh: bool) {
+    let trace = state.trace;
+    let mut problems: Vec<Problem> = report
+        .problems
+        .iter()
+        .map(Problem::from_load_error)
+        .collect();
+    if let Some(e) = &report.settings_problem {
+        problems.push(Problem {
+            file: None,
+            message: format!("Settings: {}", e.message),
+            hint: None,
+        });
+    }
+    let bounds_ok = |w: &shardscope_core::view::timeline::TimeWindow| match (
+        report.trace_start_ns,
+        report.trace_end_ns,
+    ) {
+        (Some(a), Some(b)) => w.end_ns > a && w.start_ns < b,
+        _ => false,
+    };
+    if fresh {
+        if trace.window.get_untracked().is_some_and(|w| !bounds_ok(&w)) {
+            trace.window.set(None);
+        }
+        trace.wanted_files.set(Vec::new());
+        trace.frame.set(None);
+        trace.overview.set(None);
+    }
+    if let Some((rank, start)) = trace.selected.get_untracked() {
+        let exists = report
+            .rows
+            .iter()
+            .any(|r| r.rank == rank && r.interval_start_ns == start);
+        if !exists {
+            trace.selected.set(None);
+        }
+    }
+    // A session the user picked that is the default is simply "the default".
+    if trace.settings.session.get_untracked().is_some()
+        && trace.settings.session.get_untracked() == report.default_session
+    {
+        trace.settings.session.set(None);
+    }
+    trace.problems.set(problems);
+    trace.report.set(Some(Arc::new(report)));
+    trace.runs.update(|n| *n += 1);
+    trace.phase.set(Phase::Done);
+    trace.loading_files.set(false);
+}
+
+/// Attribute the kept trace again with the current settings (no file is read).
+pub fn rerun(state: AppState, workers: WorkersHandle) {
+    let trace = state.trace;
+    let Some(client) = workers.with_value(|w| w.trace_worker()) else {
+        return;
+    };
+    // Inline messages explain bad overrides; a bad value never starts a run.
+    let Ok(settings) = trace.settings.analyze_settings() else {
+        return;
+    };
+    let generation = workers.with_value(|w| {
+        let g = w.run_generation.get() + 1;
+        w.run_generation.set(g);
+        g
+    });
+    trace.loading_files.set(false);
+    trace.phase.set(Phase::Loading);
+    trace.progress.set(Progress::default());
+    let started = now_ms();
+    client.request(RequestBody::Reattribute { settings }, move |response| {
+        if !workers.with_value(|w| w.run_generation.get() == generation) {
+            return;
+        }
+        match response {
+            ResponseBody::Progress { .. } => {}
+            ResponseBody::Analyzed(report) => {
+                trace.elapsed_ms.set(now_ms() - started);
+                apply_report(state, *report, false);
+                // The session may have changed: the timeline asks again.
+                trace.frame.set(None);
+                trace.overview.set(None);
+            }
+            ResponseBody::Error { message } => {
+                trace.problems.set(vec![Problem::general(message)]);
+                trace.phase.set(Phase::Error);
+            }
+            other => {
+                trace.problems.set(vec![Problem::general(format!(
+                    "The worker gave an unexpected answer: {other:?}"
+                ))]);
+                trace.phase.set(Phase::Error);
+            }
+        }
+    });
+}
+
+/// Stop the running load (its worker is terminated at once) or forget the running
+/// re-attribution; what was on screen stays.
+pub fn cancel(state: AppState, workers: WorkersHandle) {
+    let trace = state.trace;
+    workers.with_value(|w| {
+        if let Some(loading) = w.loading.borrow_mut().take() {
+            loading.terminate();
+            w.load_generation.set(w.load_generation.get() + 1);
+            w.refill_spare();
+        }
+        w.run_generation.set(w.run_generation.get() + 1);
+    });
+    trace.loading_files.set(false);
+    let has_report = trace.report.with_untracked(Option::is_some);
+    trace
+        .phase
+        .set(if has_report { Phase::Done } else { Phase::Idle });
+    trace.problems.set(vec![Problem {
+        file: None,
+        message: "Cancelled.".to_string(),
+        hint: Some(if has_report {
+            "The previous results are still shown.".to_string()
+        } else {
+            "Nothing was loaded.".to_string()
+        }),
+    }]);
+}
+
+/// Ask for timeline data; while one request is in flight only the newest waits.
+pub fn request_window(state: AppState, workers: WorkersHandle, query: WindowQuery) {
+    let Some(client) = workers.with_value(|w| w.trace_worker()) else {
+        return;
+    };
+    let busy = workers.with_value(|w| {
+        if w.window_in_flight.get() {
+            let mut pending = w.window_pending.borrow_mut();
+            pending.clear();
+            pending.push_back(query.clone());
+            true
+        } else {
+            w.window_in_flight.set(true);
+            false
+        }
+    });
+    if busy {
+        return;
+    }
+    let trace = state.trace;
+    client.request(RequestBody::Window { query }, move |response| {
+        if let ResponseBody::Window(payload) = response {
+            trace.frame.set(Some(Arc::new(payload.unpack())));
+        }
+        let next = workers.with_value(|w| {
+            w.window_in_flight.set(false);
+            w.window_pending.borrow_mut().pop_front()
+        });
+        if let Some(next) = next {
+            request_window(state, workers, next);
+        }
+    });
+}
+
+/// Ask for the overview strip of the visible ranks.
+pub fn request_overview(state: AppState, workers: WorkersHandle, columns: u32, ranks: Vec<i64>) {
+    let Some(client) = workers.with_value(|w| w.trace_worker()) else {
+        return;
+    };
+    let trace = state.trace;
+    client.request(
+        RequestBody::Overview {
+            columns,
+            ranks: Some(ranks),
+        },
+        move |response| {
+            if let ResponseBody::Overview { gap_max } = response {
+                trace.overview.set(Some(Arc::new(unpack_f32(&gap_max))));
+            }
+        },
+    );
+}
+
+/// Download the results as `shardscope attribute --format json|csv` prints them.
+pub fn export(state: AppState, workers: WorkersHandle, format: ExportFormat) {
+    let Some(client) = workers.with_value(|w| w.trace_worker()) else {
+        return;
+    };
+    let trace = state.trace;
+    let preset = trace.settings.preset.get_untracked();
+    let name = format!(
+        "shardscope-attribution-{}.{}",
+        preset.as_str(),
+        format.extension()
+    );
+    client.request(
+        RequestBody::Export { format },
+        move |response| match response {
+            ResponseBody::Exported { text } => {
+                if let Err(e) = save_text(&name, &text, format.mime()) {
+                    trace
+                        .problems
+                        .update(|p| p.push(Problem::general(format!("The download failed: {e}"))));
+                }
+            }
+            ResponseBody::Error { message } => {
+                trace.problems.update(|p| p.push(Problem::general(message)));
+            }
+            _ => {}
+        },
+    );
+}

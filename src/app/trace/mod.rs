@@ -1,0 +1,212 @@
+//! The trace view: traces in (anywhere on the window, pickers, example), settings and
+//! status in the left column, the timeline, the selected interval and the results on
+//! the right.
+//!
+//! Module map: [`input`] (drops, folders, pickers, example), [`jobs`] (requests to the
+//! workers), [`settings`] (the left column), [`timeline`] (canvases and navigation),
+//! [`detail`] (the selected interval), [`table`] (results and per-rank summary).
+
+pub mod detail;
+pub mod input;
+pub mod jobs;
+pub mod settings;
+pub mod table;
+pub mod timeline;
+
+use leptos::ev::DragEvent;
+use leptos::prelude::*;
+use shardscope_core::attribution::Classification;
+use shardscope_core::view::scene::palette;
+use shardscope_core::view::timeline_scene::class_color;
+
+use super::state::{AppState, Phase, Problem, View};
+use super::workers::WorkersHandle;
+use detail::IntervalDetail;
+use input::{take_drop, walk_entries, Dropped};
+use jobs::load_files;
+use settings::{TraceExports, TraceInput, TraceSettingsPanel, TraceStatus};
+use table::{RankSummary, ResultsTable};
+use timeline::Timeline;
+
+/// Whether a drag carries files (not text or a link being dragged around the page).
+fn carries_files(ev: &DragEvent) -> bool {
+    ev.data_transfer().is_some_and(|dt| {
+        let types = dt.types();
+        (0..types.length()).any(|i| types.get(i).as_string().as_deref() == Some("Files"))
+    })
+}
+
+/// The whole window accepts dropped files and folders while the trace view is shown.
+fn accept_drops(state: AppState, workers: WorkersHandle, dragging: RwSignal<bool>) {
+    let active = move || state.view.get_untracked() == View::Trace;
+    let over = window_event_listener(leptos::ev::dragover, move |ev: DragEvent| {
+        if active() && carries_files(&ev) {
+            ev.prevent_default();
+            if let Some(dt) = ev.data_transfer() {
+                dt.set_drop_effect("copy");
+            }
+            if !dragging.get_untracked() {
+                dragging.set(true);
+            }
+        }
+    });
+    let leave = window_event_listener(leptos::ev::dragleave, move |ev: DragEvent| {
+        // Leaving the window (not moving between children): no related target.
+        if ev.related_target().is_none() {
+            dragging.set(false);
+        }
+    });
+    let drop = window_event_listener(leptos::ev::drop, move |ev: DragEvent| {
+        dragging.set(false);
+        if !active() {
+            return;
+        }
+        ev.prevent_default();
+        let Some(dt) = ev.data_transfer() else {
+            return;
+        };
+        match take_drop(&dt) {
+            Dropped::Files(files) => load_files(state, workers, files),
+            Dropped::Entries(entries) => {
+                state.trace.phase.set(Phase::Loading);
+                leptos::task::spawn_local(async move {
+                    let (files, problems) = walk_entries(entries).await;
+                    load_files(state, workers, files);
+                    if !problems.is_empty() {
+                        state
+                            .trace
+                            .problems
+                            .update(|p| p.extend(problems.into_iter().map(Problem::general)));
+                    }
+                });
+            }
+        }
+    });
+    on_cleanup(move || {
+        over.remove();
+        leave.remove();
+        drop.remove();
+    });
+}
+
+/// The legend: what each mark on the timeline means. Clicking a class hides it.
+#[component]
+fn Legend() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let trace = state.trace;
+    let class_entry = move |i: usize, class: Classification| {
+        let color = class_color(class).css();
+        let shown = move || trace.shown_classes.with(|s| s[i]);
+        let label = match class {
+            Classification::CollectiveConfident => "confident",
+            Classification::CollectiveLikely => "likely",
+            Classification::CollectiveSuspect => "suspect",
+        };
+        view! {
+            <button
+                type="button"
+                class=format!("legend-item legend-{}", class.short())
+                class:off=move || !shown()
+                aria-pressed=move || if shown() { "true" } else { "false" }
+                title="Show or hide this classification (timeline and table)"
+                on:click=move |_| trace.shown_classes.update(|s| s[i] = !s[i])
+            >
+                <span class="swatch" style=format!("--swatch: {color}")></span>
+                {label}
+            </button>
+        }
+    };
+    view! {
+        <div class="legend" role="group" aria-label="Legend">
+            {Classification::ALL
+                .iter()
+                .enumerate()
+                .map(|(i, c)| class_entry(i, *c))
+                .collect_view()}
+            <span class="legend-item static">
+                <span class="swatch gap" style=format!("--swatch: {}", palette::GAP.css())></span>
+                "hidden-memory gap (device used − allocator reserved), scaled per lane"
+            </span>
+            <span class="legend-item static">
+                <span class="swatch marker"></span>
+                "collective marker"
+            </span>
+        </div>
+    }
+}
+
+/// What the main area shows before anything is loaded.
+#[component]
+fn EmptyState() -> impl IntoView {
+    view! {
+        <div class="empty-state">
+            <h2>"Which memory spikes were the collectives?"</h2>
+            <ol>
+                <li>
+                    "Drop a run's stormlog traces anywhere on this page: one file per rank, a \
+                     telemetry-sink folder, CSV exports or telemetry_timeline.json (gzip too)."
+                </li>
+                <li>
+                    "Shardscope runs stormlog 0.4.3's collective-memory attribution on them, in \
+                     this browser (nothing is uploaded), and draws every rank's hidden-memory gap \
+                     with the intervals it attributes to collective communication."
+                </li>
+                <li>"Click an interval to see why: its evidence, its reasons, its phase."</li>
+            </ol>
+            <p class="muted">"No traces at hand? Use “Load example” on the left (16 ranks)."</p>
+        </div>
+    }
+}
+
+#[component]
+pub fn TraceView() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let workers = expect_context::<WorkersHandle>();
+    let trace = state.trace;
+    let dragging = RwSignal::new(false);
+    accept_drops(state, workers, dragging);
+    let loaded = move || trace.report.with(Option::is_some);
+    let busy = move || trace.phase.get() == Phase::Loading;
+
+    view! {
+        <div class="trace-view" class:dragging=move || dragging.get()>
+            <aside class="sidebar" aria-label="Trace settings">
+                <TraceInput />
+                <TraceStatus />
+                <TraceSettingsPanel />
+                <TraceExports />
+            </aside>
+            <div class="main-column" aria-busy=move || if busy() { "true" } else { "false" }>
+                <Show when=loaded fallback=|| view! { <EmptyState /> }>
+                    <section class="card timeline-card" aria-label="Timeline">
+                        <div class="timeline-toolbar">
+                            <Legend />
+                            <div class="toolbar-actions">
+                                <span class="muted small keys">
+                                    "W/S or wheel: zoom · A/D or drag: pan · double-click: zoom to interval · Esc: reset"
+                                </span>
+                                <button
+                                    type="button"
+                                    class="button small"
+                                    disabled=move || trace.window.with(Option::is_none)
+                                    on:click=move |_| trace.window.set(None)
+                                >
+                                    "Reset zoom"
+                                </button>
+                            </div>
+                        </div>
+                        <Timeline />
+                    </section>
+                    <div class="below-timeline">
+                        <IntervalDetail />
+                        <RankSummary />
+                    </div>
+                    <ResultsTable />
+                </Show>
+            </div>
+            <div class="drop-overlay" aria-hidden="true">
+                <p>"Drop traces or folders to analyse them"</p>
+            </div>
+        </div>
+    }
+}

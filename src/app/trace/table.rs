@@ -1,0 +1,326 @@
+//! The results table (sortable, filterable by classification, synchronised with the
+//! timeline's selection) and the per-rank summary.
+
+use leptos::ev::{KeyboardEvent, MouseEvent};
+use leptos::html;
+use leptos::prelude::*;
+use shardscope_core::attribution::Classification;
+use shardscope_core::view::format::format_bytes;
+use shardscope_core::view::table::{rows_html, table_order, SortKey, TableQuery};
+use shardscope_core::view::timeline_scene::class_color;
+use wasm_bindgen::JsCast;
+
+use super::super::state::AppState;
+
+/// The row index (`data-index`) of the table row an event happened in.
+fn row_index(target: Option<web_sys::EventTarget>) -> Option<usize> {
+    let element = target?.dyn_into::<web_sys::Element>().ok()?;
+    let row = element.closest("tr[data-index]").ok()??;
+    row.get_attribute("data-index")?.parse().ok()
+}
+
+#[component]
+pub fn ResultsTable() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let trace = state.trace;
+    let body_ref = NodeRef::<html::Tbody>::new();
+
+    let ranks = Memo::new(move |_| trace.visible_ranks());
+    let order = Memo::new(move |_| {
+        let (sort, ascending) = trace.sort.get();
+        let shown = trace.shown_classes.get();
+        let ranks = ranks.get();
+        trace
+            .report
+            .with(|r| {
+                r.as_ref().map(|r| {
+                    table_order(
+                        &r.rows,
+                        &TableQuery {
+                            sort,
+                            ascending,
+                            shown,
+                            ranks: &ranks,
+                        },
+                    )
+                })
+            })
+            .unwrap_or_default()
+    });
+    let selected_index = Memo::new(move |_| {
+        let (rank, start) = trace.selected.get()?;
+        trace.report.with(|r| {
+            r.as_ref()?
+                .rows
+                .iter()
+                .position(|x| x.rank == rank && x.interval_start_ns == start)
+        })
+    });
+    let total = move || {
+        trace
+            .report
+            .with(|r| r.as_ref().map_or(0, |r| r.rows.len()))
+    };
+    let with_phases = move || trace.report.with(|r| r.as_ref().is_some_and(|r| r.phases));
+    let html = move || {
+        let order = order.get();
+        let selected = selected_index.get_untracked();
+        trace
+            .report
+            .with(|r| {
+                r.as_ref().map(|r| {
+                    rows_html(
+                        &r.rows,
+                        &order,
+                        r.trace_start_ns.unwrap_or(0),
+                        r.phases,
+                        selected,
+                    )
+                })
+            })
+            .unwrap_or_default()
+    };
+
+    // Selection changes restyle two rows in place (no re-render) and scroll to the row.
+    Effect::new(move |previous: Option<Option<usize>>| {
+        let current = selected_index.get();
+        order.track();
+        if let Some(body) = body_ref.get() {
+            let set = |index: usize, on: bool| {
+                if let Ok(Some(row)) = body.query_selector(&format!("tr[data-index=\"{index}\"]")) {
+                    let _ = row.class_list().toggle_with_force("selected", on);
+                    let _ = row.set_attribute("aria-selected", if on { "true" } else { "false" });
+                    if on {
+                        let options = web_sys::ScrollIntoViewOptions::new();
+                        options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                        row.scroll_into_view_with_scroll_into_view_options(&options);
+                    }
+                }
+            };
+            if let Some(Some(old)) = previous {
+                set(old, false);
+            }
+            if let Some(new) = current {
+                set(new, true);
+            }
+        }
+        current
+    });
+
+    let select = move |index: Option<usize>| {
+        trace.selected.set(index.and_then(|i| {
+            trace.report.with_untracked(|r| {
+                r.as_ref()?
+                    .rows
+                    .get(i)
+                    .map(|x| (x.rank, x.interval_start_ns))
+            })
+        }));
+    };
+    let on_click = move |ev: MouseEvent| select(row_index(ev.target()));
+    let on_key = move |ev: KeyboardEvent| {
+        let step: isize = match ev.key().as_str() {
+            "ArrowDown" | "j" => 1,
+            "ArrowUp" | "k" => -1,
+            _ => return,
+        };
+        ev.prevent_default();
+        let order = order.get_untracked();
+        let here = selected_index
+            .get_untracked()
+            .and_then(|s| order.iter().position(|&i| i == s));
+        let next = match here {
+            Some(p) => (p as isize + step).clamp(0, order.len() as isize - 1) as usize,
+            None => 0,
+        };
+        select(order.get(next).copied());
+    };
+
+    let header = move |key: SortKey, label: &'static str, numeric: bool| {
+        let active = move || trace.sort.get().0 == key;
+        let aria = move || match trace.sort.get() {
+            (k, true) if k == key => "ascending",
+            (k, false) if k == key => "descending",
+            _ => "none",
+        };
+        view! {
+            <th scope="col" class:num=numeric aria-sort=aria>
+                <button
+                    type="button"
+                    class="sort"
+                    class:active=active
+                    data-sort=key.as_str()
+                    on:click=move |_| {
+                        trace.sort.update(|(k, asc)| {
+                            if *k == key {
+                                *asc = !*asc;
+                            } else {
+                                *k = key;
+                                *asc = !matches!(key, SortKey::Confidence | SortKey::PeakGap | SortKey::Duration);
+                            }
+                        })
+                    }
+                >
+                    {label}
+                    <span class="sort-mark" aria-hidden="true">
+                        {move || match trace.sort.get() {
+                            (k, true) if k == key => "▲",
+                            (k, false) if k == key => "▼",
+                            _ => "",
+                        }}
+                    </span>
+                </button>
+            </th>
+        }
+    };
+
+    let class_filter = move |i: usize, class: Classification| {
+        let count = move || {
+            trace.report.with(|r| {
+                r.as_ref().map_or(0, |r| {
+                    r.rows.iter().filter(|x| x.classification == class).count()
+                })
+            })
+        };
+        view! {
+            <label class="chip" style=format!("--chip: {}", class_color(class).css())>
+                <input
+                    type="checkbox"
+                    data-testid=format!("class-filter-{}", class.short())
+                    prop:checked=move || trace.shown_classes.get()[i]
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        trace.shown_classes.update(|s| s[i] = on);
+                    }
+                />
+                <span class="swatch" aria-hidden="true"></span>
+                {class.short()}
+                <span class="count">{count}</span>
+            </label>
+        }
+    };
+
+    view! {
+        <section class="results card" aria-labelledby="results-title">
+            <div class="results-head">
+                <h3 id="results-title">
+                    <span data-testid="attribution-count">{move || order.with(Vec::len)}</span>
+                    {move || {
+                        let shown = order.with(Vec::len);
+                        let all = total();
+                        let noun = if all == 1 { " interval" } else { " intervals" };
+                        if shown == all {
+                            format!("{noun} attributed to collective communication")
+                        } else {
+                            format!(" of {all}{noun} shown (filtered)")
+                        }
+                    }}
+                </h3>
+                <fieldset class="chips">
+                    <legend class="visually-hidden">"Show classifications"</legend>
+                    {Classification::ALL.iter().enumerate().map(|(i, c)| class_filter(i, *c)).collect_view()}
+                </fieldset>
+            </div>
+            <Show
+                when=move || { total() > 0 }
+                fallback=|| view! {
+                    <p class="hint">
+                        "No memory spike in this trace is attributed to collective communication with these settings. "
+                        "Try the high preset, or lower min_gap_bytes or min_confidence."
+                    </p>
+                }
+            >
+                <div class="table-scroll">
+                    <table class="results-table" class:with-phases=with_phases role="table">
+                        <thead role="rowgroup">
+                            <tr role="row">
+                                {header(SortKey::Rank, "Rank", true)}
+                                {header(SortKey::Start, "Start", true)}
+                                {header(SortKey::Duration, "Duration", true)}
+                                <th scope="col">"Class"</th>
+                                {header(SortKey::Confidence, "Confidence", true)}
+                                {header(SortKey::PeakGap, "Peak gap", true)}
+                                <th scope="col" class="num">"In sync"</th>
+                                <th scope="col" class="num">"Markers"</th>
+                                <Show when=with_phases>
+                                    <th scope="col">"Phase"</th>
+                                </Show>
+                                <th scope="col">"Reasons"</th>
+                            </tr>
+                        </thead>
+                        <tbody
+                            role="rowgroup"
+                            node_ref=body_ref
+                            tabindex="0"
+                            aria-label="Attributed intervals: arrow keys move the selection"
+                            on:click=on_click
+                            on:keydown=on_key
+                            inner_html=html
+                        ></tbody>
+                    </table>
+                </div>
+            </Show>
+        </section>
+    }
+}
+
+/// Per rank: samples, markers, peak gap and intervals; a click filters to that rank.
+#[component]
+pub fn RankSummary() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let trace = state.trace;
+    let ranks = Memo::new(move |_| trace.visible_ranks());
+    let rows = move || {
+        let shown = ranks.get();
+        trace
+            .report
+            .with(|r| {
+                r.as_ref().map(|r| {
+                    r.ranks
+                        .iter()
+                        .filter(|s| shown.contains(&s.rank))
+                        .cloned()
+                        .collect::<Vec<_>>()
+                })
+            })
+            .unwrap_or_default()
+    };
+    view! {
+        <details class="rank-summary card" data-testid="rank-summary">
+            <summary>"Per-rank summary"</summary>
+            <div class="table-scroll short">
+                <table>
+                    <thead>
+                        <tr>
+                            <th scope="col" class="num">"Rank"</th>
+                            <th scope="col" class="num">"Samples"</th>
+                            <th scope="col" class="num">"Markers"</th>
+                            <th scope="col" class="num">"Peak gap"</th>
+                            <th scope="col" class="num">"Intervals"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        <For each=rows key=|s| (s.rank, s.intervals, s.samples) let(s)>
+                            <tr data-rank=s.rank.to_string()>
+                                <td class="num">
+                                    <button
+                                        type="button"
+                                        class="link"
+                                        title="Show only this rank"
+                                        on:click=move |_| trace.settings.ranks.set(s.rank.to_string())
+                                    >
+                                        {s.rank}
+                                    </button>
+                                </td>
+                                <td class="num">{s.samples}</td>
+                                <td class="num">{s.markers}</td>
+                                <td class="num">{s.peak_gap_bytes.map(format_bytes).unwrap_or_else(|| "–".into())}</td>
+                                <td class="num">{s.intervals}</td>
+                            </tr>
+                        </For>
+                    </tbody>
+                </table>
+            </div>
+        </details>
+    }
+}

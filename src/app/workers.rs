@@ -1,0 +1,113 @@
+//! The page's workers. A load runs in a fresh worker, so that cancelling it is
+//! `terminate()` (immediate, whatever the worker is doing) and the worker holding the
+//! trace on screen keeps answering until the new one has succeeded:
+//!
+//! - `trace`: holds the loaded dataset; answers re-attribution, timeline windows, exports;
+//! - `loading`: runs a load; becomes `trace` when something loaded, else is dropped;
+//! - `spare`: started ahead of time (and pinged for the header badge), so a load does
+//!   not wait for a worker to boot.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+
+use leptos::prelude::*;
+use shardscope_core::view::lod::WindowQuery;
+
+use super::now_ms;
+use super::state::{AppState, WorkerStatus};
+use super::worker_client::{WorkerClient, WorkerEvent, WORKER_URL};
+use crate::protocol::{RequestBody, ResponseBody};
+use crate::CORE_VERSION;
+
+/// The workers and the bookkeeping of the requests in flight.
+pub struct Workers {
+    state: AppState,
+    pub trace: RefCell<Option<WorkerClient>>,
+    pub loading: RefCell<Option<WorkerClient>>,
+    spare: RefCell<Option<WorkerClient>>,
+    /// Incremented by every load / re-attribution; answers of older ones are ignored.
+    pub load_generation: Cell<u64>,
+    pub run_generation: Cell<u64>,
+    /// Timeline windows: one request in flight, the newest one waiting.
+    pub window_in_flight: Cell<bool>,
+    pub window_pending: RefCell<VecDeque<WindowQuery>>,
+}
+
+/// The page's handle on its workers (context value).
+pub type WorkersHandle = StoredValue<Workers, LocalStorage>;
+
+impl Workers {
+    pub fn new(state: AppState) -> Workers {
+        let workers = Workers {
+            state,
+            trace: RefCell::new(None),
+            loading: RefCell::new(None),
+            spare: RefCell::new(None),
+            load_generation: Cell::new(0),
+            run_generation: Cell::new(0),
+            window_in_flight: Cell::new(false),
+            window_pending: RefCell::new(VecDeque::new()),
+        };
+        *workers.spare.borrow_mut() = Some(start_pinged(state));
+        workers
+    }
+
+    /// A started worker for a new load (the spare, or a new one).
+    pub fn take_spare(&self) -> WorkerClient {
+        self.spare
+            .borrow_mut()
+            .take()
+            .unwrap_or_else(|| start_worker(self.state))
+    }
+
+    /// Start the next spare (after a load, when the machine is idle again).
+    pub fn refill_spare(&self) {
+        if self.spare.borrow().is_none() {
+            *self.spare.borrow_mut() = Some(start_worker(self.state));
+        }
+    }
+
+    /// The worker that holds the trace, if any.
+    pub fn trace_worker(&self) -> Option<WorkerClient> {
+        self.trace.borrow().clone()
+    }
+}
+
+/// Start a worker whose crashes are reported in the header badge.
+fn start_worker(state: AppState) -> WorkerClient {
+    let worker = state.worker;
+    WorkerClient::start(WORKER_URL, move |event| match event {
+        WorkerEvent::Ready { core_version } if core_version != CORE_VERSION => {
+            worker.set(WorkerStatus::Failed {
+                message: format!(
+                    "The page (core {CORE_VERSION}) and its worker (core {core_version}) come from \
+                     different versions. Reload the page, bypassing the cache (Shift+Reload)."
+                ),
+            });
+        }
+        WorkerEvent::Ready { .. } => {}
+        WorkerEvent::Failed { message } => worker.set(WorkerStatus::Failed { message }),
+    })
+}
+
+/// Start a worker and ping it; its answer sets the header badge.
+fn start_pinged(state: AppState) -> WorkerClient {
+    let worker = state.worker;
+    let client = start_worker(state);
+    let sent = now_ms();
+    client.request(RequestBody::Ping, move |response| match response {
+        ResponseBody::Pong { core_version } => {
+            if worker.get_untracked() == WorkerStatus::Starting {
+                worker.set(WorkerStatus::Ready {
+                    core_version,
+                    ping_ms: now_ms() - sent,
+                });
+            }
+        }
+        ResponseBody::Error { message } => worker.set(WorkerStatus::Failed { message }),
+        other => worker.set(WorkerStatus::Failed {
+            message: format!("The worker answered a ping with {other:?}"),
+        }),
+    });
+    client
+}
