@@ -18,6 +18,9 @@ echo "==> trace: load + attribution (medium preset), native, median of 5 runs"
 "$bench" trace "$trace" --runs 5 | tee "$data/shardscope.txt"
 "$bench" trace "$trace" --runs 5 --sequential | tee "$data/shardscope-sequential.txt"
 
+echo "==> timeline level of detail: one redraw query (64 ranks x 100k samples, 1,200 columns)"
+"$bench" lod --ranks 64 --samples 100000 | tee "$data/lod.txt"
+
 echo "==> reference: stormlog 0.4.3 (Python) on the same file"
 venv=.tools/stormlog-venv
 if [[ ! -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import stormlog' 2>/dev/null; then

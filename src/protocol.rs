@@ -181,6 +181,9 @@ pub struct WindowPayload {
     /// `u16` per lane and column.
     #[serde(with = "serde_bytes")]
     pub markers: Vec<u8>,
+    /// How long the worker took to answer (the level-of-detail query and packing).
+    #[serde(default)]
+    pub query_ms: f64,
 }
 
 impl WindowPayload {
@@ -212,6 +215,7 @@ impl WindowPayload {
                 .iter()
                 .flat_map(|l| l.markers.iter().flat_map(|v| v.to_le_bytes()))
                 .collect(),
+            query_ms: 0.0,
         }
     }
 

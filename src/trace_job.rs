@@ -162,7 +162,10 @@ impl TraceJob {
     }
 
     pub fn window(&self, query: &WindowQuery) -> WindowPayload {
-        WindowPayload::pack(&self.index.query(query))
+        let started = now_ms();
+        let mut payload = WindowPayload::pack(&self.index.query(query));
+        payload.query_ms = now_ms() - started;
+        payload
     }
 
     /// The overview strip, `f32` little-endian per column.

@@ -165,12 +165,7 @@ fn WorkerBadge() -> impl IntoView {
     let status = state.worker;
     let text = move || match status.get() {
         WorkerStatus::Starting => "Starting the worker…".to_string(),
-        WorkerStatus::Ready {
-            core_version,
-            ping_ms,
-        } => {
-            format!("Worker ready · core {core_version} · started in {ping_ms:.0} ms")
-        }
+        WorkerStatus::Ready { core_version, .. } => format!("Worker ready · core {core_version}"),
         WorkerStatus::Failed { message } => format!("Worker problem: {message}"),
     };
     view! {
@@ -180,6 +175,12 @@ fn WorkerBadge() -> impl IntoView {
             role="status"
             aria-live="polite"
             data-state=move || status.get().state_name()
+            title=move || match status.get() {
+                WorkerStatus::Ready { ping_ms, .. } => {
+                    format!("The background worker answered its first ping after {ping_ms:.0} ms")
+                }
+                _ => String::new(),
+            }
             data-core-version=move || match status.get() {
                 WorkerStatus::Ready { core_version, .. } => core_version,
                 _ => String::new(),

@@ -220,6 +220,8 @@ pub struct TraceState {
     pub window: RwSignal<Option<TimeWindow>>,
     /// The latest timeline data from the worker.
     pub frame: RwSignal<Option<Arc<WindowData>>>,
+    /// How long the worker took for it (shown as `data-query-ms` on the canvas).
+    pub frame_query_ms: RwSignal<f64>,
     /// The overview strip: largest gap per column of the whole trace.
     pub overview: RwSignal<Option<Arc<Vec<f32>>>>,
     pub sort: RwSignal<(SortKey, bool)>,
@@ -243,6 +245,7 @@ impl TraceState {
             selected: RwSignal::new(link.selected),
             window: RwSignal::new(link.window),
             frame: RwSignal::new(None),
+            frame_query_ms: RwSignal::new(0.0),
             overview: RwSignal::new(None),
             sort: RwSignal::new((SortKey::Rank, true)),
             shown_classes: RwSignal::new([true; 3]),

@@ -180,6 +180,35 @@ export const tests = [
     },
   },
   {
+    name: 'stormlog TUI artifacts through the page: a mixed folder (JSON, CSV, timeline) and a CSV with bad rows, warnings shown',
+    async run({ page, baseUrl }) {
+      const TUI = path.join(ROOT, 'tests/fixtures/tui_artifacts');
+      const want = (name, what) => readFileSync(path.join(TUI, 'expected', `${name}.${what}.json`), 'utf8');
+      await open(page, baseUrl);
+      const before = await runs(page);
+      await byTestId(page, 'trace-folder-input').setInputFiles(path.join(TUI, 'traces/mixed_folder'));
+      await nextResult(page, before);
+      await assertRowsMatch(page, rowsWithText(want('mixed_folder', 'medium')));
+      await change(page, () => byTestId(page, 'preset-select').selectOption('high'));
+      await assertRowsMatch(page, rowsWithText(want('mixed_folder', 'high')));
+      const shownWarnings = async () => byTestId(page, 'trace-warning').allTextContents();
+      for (const w of JSON.parse(want('mixed_folder', 'warnings'))) {
+        assert.ok((await shownWarnings()).some((t) => t === w.message), `warning shown: ${w.message}`);
+      }
+
+      await change(page, () => byTestId(page, 'preset-select').selectOption('medium'));
+      await pick(page, path.join(TUI, 'traces/csv_malformed_rows.csv'));
+      await assertRowsMatch(page, rowsWithText(want('csv_malformed_rows', 'medium')));
+      const expectedWarnings = JSON.parse(want('csv_malformed_rows', 'warnings'));
+      const shown = await shownWarnings();
+      assert.equal(shown.length, expectedWarnings.length);
+      // Paths as the TUI prints them, resolved: dropped files live under "/".
+      expectedWarnings.forEach((w, i) => assert.equal(shown[i], w.message.replace('{traces}', ''), `warning ${i}: ${shown[i]}`));
+      const lines = await byTestId(page, 'trace-warning').evaluateAll((ws) => ws.map((w) => w.dataset.line));
+      assert.deepEqual(lines, expectedWarnings.map((w) => String(w.line)));
+    },
+  },
+  {
     name: 'the session picker preselects stormlog’s default and re-attributes another session',
     async run({ page, baseUrl }) {
       await open(page, baseUrl);
@@ -331,6 +360,8 @@ export const tests = [
         }
         return { colours: colours.size, blue, width: c.width, cssWidth: c.getBoundingClientRect().width };
       });
+      console.log(`        redraw: paint ${await canvas.getAttribute('data-paint-ms')} ms, worker query ${await canvas.getAttribute('data-query-ms')} ms`);
+      assert.ok(Number(await canvas.getAttribute('data-paint-ms')) > 0, 'painted');
       assert.ok(pixels.colours > 20, `${pixels.colours} colours`);
       assert.ok(pixels.blue > 50, `${pixels.blue} confident-blue samples`);
       const dpr = await page.evaluate(() => devicePixelRatio);

@@ -36,13 +36,14 @@ fn main() -> ExitCode {
                 }
             }
         }
+        (Some("lod"), _) => bench_lod(flag("--ranks", 64), flag("--samples", 100_000)),
         (Some("trace"), Some(path)) => bench_trace(
             path,
             flag("--runs", 5) as usize,
             !args.iter().any(|a| a == "--sequential"),
         ),
         _ => {
-            eprintln!("usage: shardscope-bench gen-trace FILE [--ranks N] [--samples N] | trace FILE [--runs N] [--sequential]");
+            eprintln!("usage: shardscope-bench gen-trace FILE [--ranks N] [--samples N] | trace FILE [--runs N] [--sequential] | lod [--ranks N] [--samples N]");
             ExitCode::from(2)
         }
     }
@@ -122,6 +123,67 @@ fn gen_trace(path: &str, ranks: u64, samples: u64) -> std::io::Result<()> {
     let size = std::fs::metadata(path)?.len();
     println!("wrote {path}: {count} records, {:.1} MB", size as f64 / 1e6);
     Ok(())
+}
+
+/// The timeline's level-of-detail query (what the worker answers per redraw) on
+/// `ranks` × `samples` synthetic samples: index build time, then the median time of a
+/// 1,200-column query of all ranks for the whole trace and for windows down to 0.1 %.
+fn bench_lod(ranks: u64, samples: u64) -> ExitCode {
+    use shardscope_core::view::lod::{RankSeries, TimelineIndex, WindowQuery};
+    const STEP_NS: i64 = 100_000_000;
+    let mut rng = Rng(0x10d_10d_10d);
+    let series: Vec<RankSeries> = (0..ranks as i64)
+        .map(|rank| {
+            RankSeries::new(
+                rank,
+                (0..samples as i64)
+                    .map(|i| i * STEP_NS + rank * 1_000)
+                    .collect(),
+                (0..samples)
+                    .map(|i| {
+                        let spike = i % 120 == 60;
+                        (if spike { 1_500 << 20 } else { 8 << 20 }) + rng.below(64 << 20) as i64
+                    })
+                    .collect(),
+                (0..samples as i64)
+                    .filter(|i| i % 120 == 60)
+                    .map(|i| i * STEP_NS - 3_000_000)
+                    .collect(),
+            )
+        })
+        .collect();
+    let end_ns = samples as i64 * STEP_NS;
+    let t0 = std::time::Instant::now();
+    let index = TimelineIndex::from_series(series, 0, end_ns);
+    let build_ms = t0.elapsed().as_secs_f64() * 1e3;
+    println!(
+        "lod: {ranks} ranks × {samples} samples ({:.1} M samples): index built in {build_ms:.0} ms",
+        (ranks * samples) as f64 / 1e6
+    );
+    for fraction in [1.0, 0.1, 0.01, 0.001] {
+        let span = (end_ns as f64 * fraction) as i64;
+        let start = (end_ns - span) / 2;
+        let mut times: Vec<f64> = (0..21)
+            .map(|k| {
+                let q = WindowQuery {
+                    start_ns: start + k * span / 100,
+                    end_ns: start + k * span / 100 + span,
+                    columns: 1200,
+                    ranks: None,
+                };
+                let t = std::time::Instant::now();
+                let data = index.query(&q);
+                std::hint::black_box(&data);
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        println!(
+            "lod: window {:>6.2} % of the trace, 1200 columns × {ranks} ranks: {:.2} ms (median of 21)",
+            fraction * 100.0,
+            median(&mut times)
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 fn peak_rss_mb() -> Option<f64> {

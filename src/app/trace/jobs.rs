@@ -286,6 +286,7 @@ pub fn request_window(state: AppState, workers: WorkersHandle, query: WindowQuer
     let trace = state.trace;
     client.request(RequestBody::Window { query }, move |response| {
         if let ResponseBody::Window(payload) = response {
+            trace.frame_query_ms.set(payload.query_ms);
             trace.frame.set(Some(Arc::new(payload.unpack())));
         }
         let next = workers.with_value(|w| {

@@ -19,6 +19,26 @@ fn row_index(target: Option<web_sys::EventTarget>) -> Option<usize> {
     row.get_attribute("data-index")?.parse().ok()
 }
 
+/// Scroll the table (never the page) so that `row` is in view: selecting a band on the
+/// timeline must not move the timeline away.
+fn scroll_row_into_view(row: &web_sys::Element) {
+    let (Some(row), Ok(Some(scroller))) = (
+        row.dyn_ref::<web_sys::HtmlElement>(),
+        row.closest(".table-scroll"),
+    ) else {
+        return;
+    };
+    let top = f64::from(row.offset_top());
+    let height = f64::from(row.offset_height());
+    let view_top = f64::from(scroller.scroll_top());
+    let view_height = f64::from(scroller.client_height());
+    // The sticky header covers the first ~2 rows of the viewport.
+    let header = 2.0 * height;
+    if top < view_top + header || top + height > view_top + view_height {
+        scroller.set_scroll_top((top - view_height / 2.0).max(0.0) as i32);
+    }
+}
+
 #[component]
 pub fn ResultsTable() -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -91,9 +111,7 @@ pub fn ResultsTable() -> impl IntoView {
                     let _ = row.class_list().toggle_with_force("selected", on);
                     let _ = row.set_attribute("aria-selected", if on { "true" } else { "false" });
                     if on {
-                        let options = web_sys::ScrollIntoViewOptions::new();
-                        options.set_block(web_sys::ScrollLogicalPosition::Nearest);
-                        row.scroll_into_view_with_scroll_into_view_options(&options);
+                        scroll_row_into_view(&row);
                     }
                 }
             };

@@ -21,6 +21,7 @@ use shardscope_core::view::timeline_scene::{
 };
 
 use super::super::canvas::device_pixel_ratio;
+use super::super::now_ms;
 use super::super::paint::paint;
 use super::super::state::AppState;
 use super::super::workers::WorkersHandle;
@@ -186,9 +187,16 @@ pub fn Timeline() -> impl IntoView {
                 hovered: h.as_ref().and_then(|h| h.interval),
                 hover_x: h.as_ref().map(|h| h.x),
             };
+            let started = now_ms();
             if let Err(e) = paint(&canvas, &timeline_scene(&spec)) {
                 web_sys::console::warn_1(&e.into());
             }
+            // Redraw costs, for people and the browser tests (attributes, not text).
+            let _ = canvas.set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
+            let _ = canvas.set_attribute(
+                "data-query-ms",
+                &format!("{:.1}", trace.frame_query_ms.get_untracked()),
+            );
         }
         if let Some(canvas) = overview_ref.get_untracked() {
             let overview = trace.overview.get_untracked().unwrap_or_default();

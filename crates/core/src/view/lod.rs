@@ -16,6 +16,20 @@ use crate::trace::Event;
 /// Samples per block of the min/max pyramid.
 const BLOCK: usize = 16;
 
+/// The first index `i >= from` with `sorted[i] >= x` (`from + partition_point(< x)`),
+/// galloping from `from`: consecutive pixel columns look for nearby boundaries, so this
+/// costs O(log distance) instead of O(log n).
+fn first_at_or_after(sorted: &[i64], from: usize, x: i64) -> usize {
+    let rest = &sorted[from.min(sorted.len())..];
+    let mut bound = 1;
+    while bound < rest.len() && rest[bound - 1] < x {
+        bound *= 2;
+    }
+    let lo = bound / 2;
+    let hi = bound.min(rest.len());
+    from.min(sorted.len()) + lo + rest[lo..hi].partition_point(|&t| t < x)
+}
+
 /// The most pixel columns a query may ask for (a 4K screen at devicePixelRatio 2).
 pub const MAX_COLUMNS: u32 = 8192;
 
@@ -67,8 +81,10 @@ impl MinMaxPyramid {
         let (mut l, mut h) = (lo, hi);
         // Level 0: the raw values, until the rest is made of whole blocks.
         if h - l < 2 * BLOCK {
-            values[l..h].iter().for_each(|&v| add((v, v)));
-            return Some((min, max));
+            let raw = &values[l..h];
+            let lo = raw.iter().copied().min().unwrap_or(i64::MAX);
+            let hi = raw.iter().copied().max().unwrap_or(i64::MIN);
+            return Some((lo, hi));
         }
         while l % BLOCK != 0 {
             add((values[l], values[l]));
@@ -114,6 +130,18 @@ pub struct RankSeries {
 }
 
 impl RankSeries {
+    /// A rank's samples and markers (any order; [`TimelineIndex::from_series`] sorts
+    /// them and builds the pyramid).
+    pub fn new(rank: i64, ts_ns: Vec<i64>, gap_bytes: Vec<i64>, marker_ts_ns: Vec<i64>) -> Self {
+        RankSeries {
+            rank,
+            ts_ns,
+            gap_bytes,
+            marker_ts_ns,
+            pyramid: MinMaxPyramid::default(),
+        }
+    }
+
     /// The smallest and largest gap of the whole series.
     pub fn gap_range(&self) -> Option<(i64, i64)> {
         self.pyramid.range(&self.gap_bytes, 0, self.gap_bytes.len())
@@ -123,8 +151,8 @@ impl RankSeries {
     /// `start_ns` (if a sample precedes it and a later one exists) and every sample inside.
     fn step_range(&self, start_ns: i64, end_ns: i64, from: usize) -> (Option<(i64, i64)>, usize) {
         let ts = &self.ts_ns;
-        let lo = from + ts[from..].partition_point(|&t| t < start_ns);
-        let hi = lo + ts[lo..].partition_point(|&t| t < end_ns);
+        let lo = first_at_or_after(ts, from, start_ns);
+        let hi = first_at_or_after(ts, lo, end_ns);
         let mut range = self.pyramid.range(&self.gap_bytes, lo, hi);
         if lo > 0 && lo < ts.len() && ts[lo] > start_ns {
             let held = self.gap_bytes[lo - 1];
@@ -139,8 +167,8 @@ impl RankSeries {
     /// Markers in `[start_ns, end_ns)`, searching from index `from`.
     fn markers_in(&self, start_ns: i64, end_ns: i64, from: usize) -> (usize, usize) {
         let m = &self.marker_ts_ns;
-        let lo = from + m[from..].partition_point(|&t| t < start_ns);
-        let hi = lo + m[lo..].partition_point(|&t| t < end_ns);
+        let lo = first_at_or_after(m, from, start_ns);
+        let hi = first_at_or_after(m, lo, end_ns);
         (hi - lo, lo)
     }
 
@@ -247,15 +275,21 @@ impl TimelineIndex {
                 }
             }
         }
+        if events.is_empty() {
+            (start_ns, end_ns) = (0, 0);
+        }
+        TimelineIndex::from_series(ranks, start_ns, end_ns)
+    }
+
+    /// Index per-rank arrays directly (samples and markers in any order; the time span
+    /// of the events they came from). `build` uses it; so do benchmarks.
+    pub fn from_series(mut ranks: Vec<RankSeries>, start_ns: i64, end_ns: i64) -> TimelineIndex {
         for series in &mut ranks {
             sort_paired(&mut series.ts_ns, &mut series.gap_bytes);
             series.marker_ts_ns.sort_unstable();
             series.pyramid = MinMaxPyramid::build(&series.gap_bytes);
         }
         ranks.sort_by_key(|r| r.rank);
-        if events.is_empty() {
-            (start_ns, end_ns) = (0, 0);
-        }
         TimelineIndex {
             ranks,
             start_ns,
@@ -415,6 +449,23 @@ pub fn intervals_in_window(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn galloping_search_equals_partition_point() {
+        let sorted: Vec<i64> = (0..300).map(|i| (i / 3) * 10).collect();
+        for from in [0, 1, 7, 150, 299, 300, 400] {
+            for x in [-5, 0, 5, 10, 11, 495, 990, 1000, 5000] {
+                let f = from.min(sorted.len());
+                let want = f + sorted[f..].partition_point(|&t| t < x);
+                assert_eq!(
+                    first_at_or_after(&sorted, from, x),
+                    want,
+                    "from {from}, x {x}"
+                );
+            }
+        }
+        assert_eq!(first_at_or_after(&[], 0, 3), 0);
+    }
 
     fn brute(values: &[i64], lo: usize, hi: usize) -> Option<(i64, i64)> {
         let s = values.get(lo..hi.min(values.len()))?;
