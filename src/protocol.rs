@@ -16,7 +16,9 @@
 use serde::{Deserialize, Serialize};
 use shardscope_core::analysis::{AnalyzeSettings, IntervalRow};
 use shardscope_core::attribution::{AttributionConfig, SettingsError};
+use shardscope_core::explorer::{Evaluation, ExploreReport};
 use shardscope_core::trace::{LoadError, LoadWarning};
+use shardscope_core::view::explore::ExploreRequest;
 use shardscope_core::view::lod::{LaneWindow, RankSummary, WindowData, WindowQuery};
 use wasm_bindgen::JsValue;
 
@@ -87,6 +89,14 @@ pub enum RequestBody {
     },
     /// The current results as `shardscope attribute` prints them ([`ResponseBody::Exported`]).
     Export { format: ExportFormat },
+    /// Sweep every configuration ([`ResponseBody::Explored`]); the worker keeps the
+    /// request for `Evaluate` and `ExportExplore`.
+    Explore { request: Box<ExploreRequest> },
+    /// The full breakdown of one configuration of the last sweep, by short key
+    /// ([`ResponseBody::Evaluated`]).
+    Evaluate { key: String },
+    /// `shardscope explore --format json|csv [--all]` for the last sweep's settings.
+    ExportExplore { format: ExportFormat, all: bool },
 }
 
 /// A text export of the results.
@@ -120,6 +130,16 @@ pub struct SessionInfo {
     pub events: u64,
     /// Synthesized from per-rank files.
     pub distributed: bool,
+}
+
+/// A sweep's answer: the report as the CLI has it (the frontier as records) and every
+/// configuration as packed columns (`Points::to_bytes`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExploreAnswer {
+    pub report: ExploreReport,
+    #[serde(with = "serde_bytes")]
+    pub points: Vec<u8>,
+    pub elapsed_ms: f64,
 }
 
 /// What a load or re-attribution found.
@@ -326,6 +346,10 @@ pub enum ResponseBody {
     /// The answer to [`RequestBody::Load`] and [`RequestBody::Reattribute`] (also when
     /// some files failed or the settings were rejected: see [`TraceReport::problems`]).
     Analyzed(Box<TraceReport>),
+    /// A sweep ([`RequestBody::Explore`]).
+    Explored(Box<ExploreAnswer>),
+    /// One configuration's breakdown ([`RequestBody::Evaluate`]).
+    Evaluated(Box<Evaluation>),
     /// The answer to [`RequestBody::Window`].
     Window(WindowPayload),
     /// The answer to [`RequestBody::Overview`]: `f32` per column, little-endian.

@@ -15,6 +15,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::blob::read_blob_info;
+use crate::explore_job::ExploreJob;
 use crate::protocol::{
     from_js, peek_id, to_js, RequestBody, ResponseBody, Stage, WorkerRequest, WorkerResponse,
     READY_ID,
@@ -113,6 +114,14 @@ pub fn handle_message(data: JsValue, post: &mut dyn FnMut(&WorkerResponse)) {
 thread_local! {
     /// What this worker loaded last (replaced by every `Load`).
     static JOB: RefCell<Option<TraceJob>> = const { RefCell::new(None) };
+    /// The last sweep's settings (replaced by every `Explore`).
+    static EXPLORE: RefCell<Option<ExploreJob>> = const { RefCell::new(None) };
+}
+
+fn no_sweep() -> ResponseBody {
+    ResponseBody::Error {
+        message: "No sweep has run in this worker yet.".to_string(),
+    }
 }
 
 fn no_trace() -> ResponseBody {
@@ -185,6 +194,27 @@ fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> 
                 text: job.export(format),
             },
             None => no_trace(),
+        }),
+        RequestBody::Explore { request } => match ExploreJob::run(*request) {
+            Ok((job, answer)) => {
+                EXPLORE.with(|e| *e.borrow_mut() = Some(job));
+                ResponseBody::Explored(Box::new(answer))
+            }
+            Err(message) => ResponseBody::Error { message },
+        },
+        RequestBody::Evaluate { key } => EXPLORE.with(|e| match e.borrow().as_ref() {
+            Some(job) => match job.evaluate(&key) {
+                Ok(evaluation) => ResponseBody::Evaluated(Box::new(evaluation)),
+                Err(message) => ResponseBody::Error { message },
+            },
+            None => no_sweep(),
+        }),
+        RequestBody::ExportExplore { format, all } => EXPLORE.with(|e| match e.borrow().as_ref() {
+            Some(job) => match job.export(format, all) {
+                Ok(text) => ResponseBody::Exported { text },
+                Err(message) => ResponseBody::Error { message },
+            },
+            None => no_sweep(),
         }),
     }
 }

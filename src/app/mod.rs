@@ -2,13 +2,13 @@
 //! the views, owns the [`AppState`](state::AppState) and the [`Workers`](workers::Workers).
 //!
 //! Module map: [`state`] (all signals), [`workers`] and [`worker_client`] (talking to the
-//! workers), [`trace`] and [`explore_view`] (one module per view), [`permalink`] (settings
+//! workers), [`trace`] and [`explore`] (one module per view), [`permalink`] (settings
 //! in the URL), [`canvas`] and [`paint`] (HiDPI canvases, core scenes painted with
 //! plotters), [`download`] (saving exports).
 
 pub mod canvas;
 pub mod download;
-pub mod explore_view;
+pub mod explore;
 pub mod paint;
 pub mod permalink;
 pub mod state;
@@ -22,7 +22,7 @@ use leptos::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::CORE_VERSION;
-use explore_view::ExploreView;
+use explore::ExploreView;
 use state::{AppState, View, WorkerStatus};
 use trace::TraceView;
 use workers::{Workers, WorkersHandle};

@@ -1,17 +1,29 @@
 //! Painting a [`Scene`] on a canvas with plotters (plotters-canvas backend). The scene
 //! is already in canvas pixels; this only sizes the backing store and issues one
-//! plotters draw call per shape.
+//! plotters draw call per shape — except runs of filled rectangles (the scatter's
+//! thousands of points, the timeline's columns), which go straight to the 2D context
+//! with one `fillStyle` per colour: a plotters call per point costs ~10 µs, which would
+//! make a 28,800-config scatter a long task.
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
 use shardscope_core::view::scene::{HAlign, Rgba, Scene, Shape, VAlign};
-use web_sys::HtmlCanvasElement;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 const FONT: &str = "system-ui, -apple-system, \"Segoe UI\", Roboto, sans-serif";
 
 fn color(c: Rgba) -> RGBAColor {
     RGBAColor(c.r, c.g, c.b, c.a)
+}
+
+/// A filled shape, or its outline `stroke` backing pixels wide.
+fn style(c: Rgba, fill: bool, stroke: u32) -> ShapeStyle {
+    if fill {
+        color(c).filled()
+    } else {
+        color(c).stroke_width(stroke)
+    }
 }
 
 /// Paint `scene` on `canvas`, resizing its backing store to the scene's size.
@@ -29,7 +41,40 @@ pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene) -> Result<(), String> {
     if let Some(bg) = scene.background {
         root.fill(&color(bg)).map_err(fail)?;
     }
+    let context = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| wasm_bindgen::JsCast::dyn_into::<CanvasRenderingContext2d>(c).ok());
+    // The fill colour set on the context by the fast path (plotters resets it).
+    let mut fill_style: Option<Rgba> = None;
     for shape in &scene.shapes {
+        if let (
+            Some(ctx),
+            Shape::Rect {
+                x0,
+                y0,
+                x1,
+                y1,
+                color: c,
+                fill: true,
+                ..
+            },
+        ) = (&context, shape)
+        {
+            if fill_style != Some(*c) {
+                ctx.set_fill_style_str(&c.css());
+                fill_style = Some(*c);
+            }
+            ctx.fill_rect(
+                f64::from(*x0),
+                f64::from(*y0),
+                f64::from(x1 - x0),
+                f64::from(y1 - y0),
+            );
+            continue;
+        }
+        fill_style = None;
         match shape {
             Shape::Rect {
                 x0,
@@ -40,13 +85,11 @@ pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene) -> Result<(), String> {
                 fill,
                 stroke,
             } => {
-                let style = if *fill {
-                    color(*c).filled()
-                } else {
-                    color(*c).stroke_width(*stroke)
-                };
-                root.draw(&Rectangle::new([(*x0, *y0), (*x1, *y1)], style))
-                    .map_err(fail)?;
+                root.draw(&Rectangle::new(
+                    [(*x0, *y0), (*x1, *y1)],
+                    style(*c, *fill, *stroke),
+                ))
+                .map_err(fail)?;
             }
             Shape::Polygon { points, color: c } => {
                 root.draw(&Polygon::new(points.clone(), color(*c).filled()))
@@ -71,12 +114,7 @@ pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene) -> Result<(), String> {
                 fill,
                 stroke,
             } => {
-                let style = if *fill {
-                    color(*c).filled()
-                } else {
-                    color(*c).stroke_width(*stroke)
-                };
-                root.draw(&Circle::new((*x, *y), *radius, style))
+                root.draw(&Circle::new((*x, *y), *radius, style(*c, *fill, *stroke)))
                     .map_err(fail)?;
             }
             Shape::Text {

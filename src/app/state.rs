@@ -10,9 +10,11 @@ use shardscope_core::analysis::AnalyzeSettings;
 use shardscope_core::attribution::{
     AttributionConfig, Classification, OverrideValue, Preset, SettingsError, OVERRIDE_FIELDS,
 };
+use shardscope_core::explorer::{Evaluation, ExploreReport};
 use shardscope_core::trace::{LoadError, LoadWarning};
+use shardscope_core::view::explore::{ExploreRequest, ExploreSettings, FieldError, Points};
 use shardscope_core::view::lod::WindowData;
-use shardscope_core::view::permalink::{Link, TraceLink};
+use shardscope_core::view::permalink::{ExploreLink, Link, TraceLink};
 use shardscope_core::view::rank_filter::parse_rank_filter;
 pub use shardscope_core::view::table::SortKey;
 use shardscope_core::view::timeline::TimeWindow;
@@ -304,16 +306,73 @@ impl TraceState {
     }
 }
 
-/// The explorer view's state (its inputs and results come with the explorer).
+/// What the page keeps of a sweep: the CLI's report (frontier records and counts) and
+/// every configuration's columns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explored {
+    pub report: ExploreReport,
+    pub points: Points,
+    pub elapsed_ms: f64,
+    /// The request it answered (for keys, exports and re-evaluation).
+    pub request: ExploreRequest,
+}
+
+/// The explorer view's state.
 #[derive(Debug, Clone, Copy)]
 pub struct ExploreState {
+    pub settings: RwSignal<ExploreSettings>,
     pub phase: RwSignal<Phase>,
+    /// Input problems, each naming its field (a bad input never starts a sweep).
+    pub errors: RwSignal<Vec<FieldError>>,
+    /// A failed sweep (the worker's message).
+    pub problem: RwSignal<Option<String>>,
+    /// The newest answer (kept while a newer sweep runs or after one failed).
+    pub answer: RwSignal<Option<Arc<Explored>>>,
+    /// The selected configuration's short key, and its full breakdown.
+    pub selected: RwSignal<Option<String>>,
+    pub evaluation: RwSignal<Option<Arc<Evaluation>>>,
+    /// Up to three configurations compared side by side.
+    pub pinned: RwSignal<Vec<String>>,
+    /// Draw infeasible configurations too.
+    pub infeasible: RwSignal<bool>,
+    /// Sort of the frontier table: column and ascending.
+    pub sort: RwSignal<(ParetoSort, bool)>,
+    /// Sweeps answered so far (tells one answer from the next).
+    pub runs: RwSignal<u64>,
+}
+
+/// The frontier table's sortable columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParetoSort {
+    Latency,
+    Pes,
+    Efficiency,
 }
 
 impl ExploreState {
-    fn new() -> Self {
+    fn new(link: &ExploreLink) -> Self {
         ExploreState {
+            settings: RwSignal::new(link.settings.clone()),
             phase: RwSignal::new(Phase::Idle),
+            errors: RwSignal::new(Vec::new()),
+            problem: RwSignal::new(None),
+            answer: RwSignal::new(None),
+            selected: RwSignal::new(link.selected.clone()),
+            evaluation: RwSignal::new(None),
+            pinned: RwSignal::new(link.pinned.clone()),
+            infeasible: RwSignal::new(link.infeasible),
+            sort: RwSignal::new((ParetoSort::Latency, true)),
+            runs: RwSignal::new(0),
+        }
+    }
+
+    /// The explore view's part of a permalink.
+    pub fn link(&self) -> ExploreLink {
+        ExploreLink {
+            settings: self.settings.get(),
+            selected: self.selected.get(),
+            pinned: self.pinned.get(),
+            infeasible: self.infeasible.get(),
         }
     }
 }
@@ -335,7 +394,7 @@ impl AppState {
             view: RwSignal::new(link.view),
             worker: RwSignal::new(WorkerStatus::Starting),
             trace: TraceState::new(&link.trace),
-            explore: ExploreState::new(),
+            explore: ExploreState::new(&link.explore),
             link_notice: RwSignal::new(notice),
         }
     }
@@ -345,6 +404,7 @@ impl AppState {
         Link {
             view: self.view.get(),
             trace: self.trace.link(),
+            explore: self.explore.link(),
         }
     }
 }

@@ -31,6 +31,10 @@ pub struct Workers {
     /// Timeline windows: one request in flight, the newest one waiting.
     pub window_in_flight: Cell<bool>,
     pub window_pending: RefCell<VecDeque<WindowQuery>>,
+    /// The explorer's own worker (started when the explore view is first shown), so a
+    /// trace load never delays a sweep; and the newest sweep's number.
+    explore: RefCell<Option<WorkerClient>>,
+    pub explore_generation: Cell<u64>,
 }
 
 /// The page's handle on its workers (context value).
@@ -47,6 +51,8 @@ impl Workers {
             run_generation: Cell::new(0),
             window_in_flight: Cell::new(false),
             window_pending: RefCell::new(VecDeque::new()),
+            explore: RefCell::new(None),
+            explore_generation: Cell::new(0),
         };
         *workers.spare.borrow_mut() = Some(start_pinged(state));
         workers
@@ -65,6 +71,14 @@ impl Workers {
         if self.spare.borrow().is_none() {
             *self.spare.borrow_mut() = Some(start_worker(self.state));
         }
+    }
+
+    /// The explorer's worker (started on first use).
+    pub fn explore_worker(&self) -> WorkerClient {
+        self.explore
+            .borrow_mut()
+            .get_or_insert_with(|| start_worker(self.state))
+            .clone()
     }
 
     /// The worker that holds the trace, if any.

@@ -15,13 +15,15 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
+
+use shardscope_core::view::explore::{parse_count, parse_ms as view_parse_ms};
 use std::process::ExitCode;
 
 use shardscope_core::explorer::{
-    batch_sweep, explore, sensitivity, validate_batches, BatchSweepReport, ConfigScore,
-    EfficiencyMode, ExploreReport, ExplorerError, MachineParams, Mode, ModelConfig, Scope,
-    ScoreOptions, SensitivityReport, ServingScore, Sla, SweepRequest, TopologyConfig,
-    DEFAULT_BASELINE, MAX_BATCH, MAX_DEGREE, MAX_S_KV,
+    batch_sweep, csv_config, explore, explore_csv, explore_json, sensitivity, validate_batches,
+    BatchSweepReport, ConfigScore, EfficiencyMode, ExploreReport, ExplorerError, MachineParams,
+    Mode, ModelConfig, Scope, ScoreOptions, SensitivityReport, ServingScore, Sla, SweepRequest,
+    TopologyConfig, CSV_HEADER, DEFAULT_BASELINE, MAX_BATCH, MAX_DEGREE, MAX_S_KV,
 };
 
 const EXPLORE_USAGE: &str = "\
@@ -134,31 +136,11 @@ fn parse_format(v: &str) -> Result<Format, CliError> {
 }
 
 fn parse_int(flag: &str, field: &str, v: &str, max: u64) -> Result<u64, CliError> {
-    let n: u64 = v
-        .trim()
-        .parse()
-        .map_err(|_| CliError::field(field, format!("--{flag} `{v}` is not a positive integer")))?;
-    if n == 0 || n > max {
-        return Err(CliError::field(
-            field,
-            format!("--{flag} ({n}) must be between 1 and {max}"),
-        ));
-    }
-    Ok(n)
+    parse_count(flag, v, max).map_err(|m| CliError::field(field, m))
 }
 
 fn parse_ms(flag: &str, field: &str, v: &str) -> Result<f64, CliError> {
-    let x: f64 = v
-        .trim()
-        .parse()
-        .map_err(|_| CliError::field(field, format!("--{flag} `{v}` is not a number")))?;
-    if !(x.is_finite() && x > 0.0) {
-        return Err(CliError::field(
-            field,
-            format!("--{flag} ({v}) must be a positive number of milliseconds"),
-        ));
-    }
-    Ok(x)
+    view_parse_ms(flag, v).map_err(|m| CliError::field(field, m))
 }
 
 fn parse_enum<T: std::str::FromStr<Err = ExplorerError>>(
@@ -508,7 +490,7 @@ fn explore_main(args: &[String]) -> Result<Option<String>, CliError> {
     let (rep, _) =
         explore(&model, &machine, &req, s.all).map_err(|e| CliError::from_core(e, None))?;
     Ok(Some(match format {
-        Format::Json => to_json(&rep)?,
+        Format::Json => explore_json(&rep),
         Format::Table => explore_table(&rep),
         Format::Csv => explore_csv(&rep),
     }))
@@ -580,14 +562,6 @@ fn render_table(headers: &[(&str, Align)], rows: &[Vec<String>]) -> String {
         line(&mut r.iter().map(String::as_str), &mut out);
     }
     out
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 fn feasible_cell(c: &ConfigScore) -> String {
@@ -725,48 +699,6 @@ fn explore_table(r: &ExploreReport) -> String {
         .collect();
     let _ = writeln!(out, "{title}:");
     out.push_str(&render_table(&headers, &rows));
-    out
-}
-
-const CSV_HEADER: &str = "cp,tp,pp,dp,ep,batch,kv_shard_mode,ffn_shard_scope,tp_placement,cp_placement,cp_ring_variant,total_latency_ns,throughput_tok_s,efficiency_score,pes_used,hbm_utilization,weights_gb,kv_gb,transient_gb,sips_used,fits_memory,placement_valid,feasible";
-
-fn csv_config(c: &ConfigScore) -> String {
-    format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-        c.cp,
-        c.tp,
-        c.pp,
-        c.dp,
-        c.ep,
-        c.batch,
-        c.kv_shard_mode,
-        c.ffn_shard_scope,
-        c.tp_placement,
-        c.cp_placement,
-        c.cp_ring_variant,
-        c.total_latency_ns,
-        c.throughput_tok_s,
-        c.efficiency_score,
-        c.pes_used,
-        c.hbm_utilization,
-        c.weights_gb,
-        c.kv_gb,
-        c.transient_gb,
-        c.sips_used,
-        c.fits_memory,
-        c.placement_valid,
-        c.feasible()
-    )
-}
-
-fn explore_csv(r: &ExploreReport) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{CSV_HEADER},pareto,reason");
-    let list = r.all.as_ref().unwrap_or(&r.pareto);
-    for c in list {
-        let on = r.all.is_none() || r.pareto.contains(c);
-        let _ = writeln!(out, "{},{},{}", csv_config(c), on, csv_field(&c.reason));
-    }
     out
 }
 

@@ -582,30 +582,26 @@ pub fn TraceExports() -> impl IntoView {
             });
         }
     };
+    let button = move |testid: &'static str, label: &'static str, title: &'static str, format| {
+        view! {
+            <button
+                type="button"
+                class="button"
+                data-testid=testid
+                disabled=none
+                title=title
+                on:click=move |_| export(state, workers, format)
+            >
+                {label}
+            </button>
+        }
+    };
     view! {
         <section class="card exports" aria-labelledby="exports-title">
             <h2 id="exports-title">"Export"</h2>
             <div class="button-row">
-                <button
-                    type="button"
-                    class="button"
-                    data-testid="export-json"
-                    disabled=none
-                    title="Exactly what `shardscope attribute --format json` prints"
-                    on:click=move |_| export(state, workers, ExportFormat::Json)
-                >
-                    "JSON"
-                </button>
-                <button
-                    type="button"
-                    class="button"
-                    data-testid="export-csv"
-                    disabled=none
-                    title="Exactly what `shardscope attribute --format csv` prints"
-                    on:click=move |_| export(state, workers, ExportFormat::Csv)
-                >
-                    "CSV"
-                </button>
+                {button("export-json", "JSON", "Exactly what `shardscope attribute --format json` prints", ExportFormat::Json)}
+                {button("export-csv", "CSV", "Exactly what `shardscope attribute --format csv` prints", ExportFormat::Csv)}
                 <button
                     type="button"
                     class="button"

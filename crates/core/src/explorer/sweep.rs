@@ -180,7 +180,8 @@ impl Default for SweepRequest {
 }
 
 impl SweepRequest {
-    fn base_topology(&self) -> TopologyConfig {
+    /// The defaults' knobs with this request's ep, batch, s_kv and mode.
+    pub fn base_topology(&self) -> TopologyConfig {
         TopologyConfig {
             ep: self.ep,
             batch: self.batch,

@@ -5,10 +5,12 @@
 //! the page's canvas and DOM code only paints and wires what these return.
 
 pub mod explain;
+pub mod explore;
 pub mod format;
 pub mod lod;
 pub mod permalink;
 pub mod rank_filter;
+pub mod scatter;
 pub mod scene;
 pub mod table;
 pub mod timeline;

@@ -7,8 +7,13 @@
 
 use crate::attribution::{Preset, OVERRIDE_FIELDS};
 
+use super::explore::{parse_count, parse_ms, parse_short_key, ExploreSettings};
 use super::rank_filter::check_rank_filter;
 use super::timeline::TimeWindow;
+use crate::explorer::{
+    EfficiencyMode, Mode, Scope, TopologyConfig, MACHINE_PRESETS, MAX_BATCH, MAX_DEGREE, MAX_S_KV,
+    MODEL_PRESETS,
+};
 
 /// The version this page writes and reads.
 pub const LINK_VERSION: u32 = 1;
@@ -81,12 +86,26 @@ impl Default for TraceLink {
     }
 }
 
+/// The explore view's part of a link: its settings, the selected and pinned configs
+/// (as [`short_key`](super::explore::short_key)s) and whether infeasible configs show.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ExploreLink {
+    pub settings: ExploreSettings,
+    pub selected: Option<String>,
+    pub pinned: Vec<String>,
+    pub infeasible: bool,
+}
+
 /// Everything a link carries.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Link {
     pub view: View,
     pub trace: TraceLink,
+    pub explore: ExploreLink,
 }
+
+/// Most configurations a link pins.
+pub const MAX_PINNED: usize = 3;
 
 /// A part of a link that was not used, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,6 +213,7 @@ impl Link {
             let listed = &t.files[..t.files.len().min(MAX_LINK_FILES)];
             parts.push(format!("files={}", encode_list(listed)));
         }
+        self.explore_parts(&mut parts);
         format!("#{}", parts.join("&"))
     }
 
@@ -219,8 +239,123 @@ impl Link {
         (link, dropped)
     }
 
+    /// The explore keys that differ from the defaults.
+    fn explore_parts(&self, parts: &mut Vec<String>) {
+        let e = &self.explore;
+        let d = ExploreSettings::default();
+        let s = &e.settings;
+        let mut text = |key: &str, value: &str, default: &str| {
+            if value.trim() != default {
+                parts.push(format!("{key}={}", encode_component(value.trim())));
+            }
+        };
+        text("model", &s.model, &d.model);
+        text("machine", &s.machine, &d.machine);
+        text("mode", s.mode.as_str(), d.mode.as_str());
+        text("scope", s.scope.as_str(), d.scope.as_str());
+        text("eff", s.efficiency.as_str(), d.efficiency.as_str());
+        text("s_kv", &s.s_kv, &d.s_kv);
+        text("batch", &s.batch, &d.batch);
+        text("ep", &s.ep, &d.ep);
+        text("ttft", &s.sla_ttft_ms, "");
+        text("tpot", &s.sla_tpot_ms, "");
+        if let Some(sel) = &e.selected {
+            parts.push(format!("cfg={}", encode_component(sel)));
+        }
+        if !e.pinned.is_empty() {
+            parts.push(format!("pin={}", encode_list(&e.pinned)));
+        }
+        if e.infeasible {
+            parts.push("inf=1".to_string());
+        }
+    }
+
+    /// Use one explore `key=value`; `None` when the key is not an explore key.
+    fn apply_explore(
+        &mut self,
+        key: &str,
+        value: &str,
+        raw: &str,
+    ) -> Option<Result<(), &'static str>> {
+        let s = &mut self.explore.settings;
+        let known = |list: &[&str], v: &str| list.iter().any(|p| p.eq_ignore_ascii_case(v.trim()));
+        let base = TopologyConfig::default();
+        Some(match key {
+            "model" if known(MODEL_PRESETS, value) => {
+                s.model = value.trim().to_ascii_lowercase();
+                Ok(())
+            }
+            "model" => Err("unknown model preset"),
+            "machine" if known(MACHINE_PRESETS, value) => {
+                s.machine = value.trim().to_ascii_lowercase();
+                Ok(())
+            }
+            "machine" => Err("unknown machine preset"),
+            "mode" => value
+                .parse::<Mode>()
+                .map(|m| s.mode = m)
+                .map_err(|_| "unknown mode"),
+            "scope" => value
+                .parse::<Scope>()
+                .map(|m| s.scope = m)
+                .map_err(|_| "unknown scope"),
+            "eff" => value
+                .parse::<EfficiencyMode>()
+                .map(|m| s.efficiency = m)
+                .map_err(|_| "unknown efficiency mode"),
+            "s_kv" => parse_count("s-kv", value, MAX_S_KV)
+                .map(|_| s.s_kv = value.trim().to_string())
+                .map_err(|_| "not a sequence length"),
+            "batch" => parse_count("batch", value, u64::from(MAX_BATCH))
+                .map(|_| s.batch = value.trim().to_string())
+                .map_err(|_| "not a batch size"),
+            "ep" => parse_count("ep", value, u64::from(MAX_DEGREE))
+                .map(|_| s.ep = value.trim().to_string())
+                .map_err(|_| "not an EP degree"),
+            "ttft" => parse_ms("sla-ttft-ms", value)
+                .map(|_| s.sla_ttft_ms = value.trim().to_string())
+                .map_err(|_| "not milliseconds"),
+            "tpot" => parse_ms("sla-tpot-ms", value)
+                .map(|_| s.sla_tpot_ms = value.trim().to_string())
+                .map_err(|_| "not milliseconds"),
+            "cfg" => parse_short_key(value, &base)
+                .map(|_| self.explore.selected = Some(value.trim().to_string()))
+                .map_err(|_| "not a configuration"),
+            "pin" => match decode_list(raw) {
+                Some(list)
+                    if list.len() <= MAX_PINNED
+                        && list.iter().all(|k| parse_short_key(k, &base).is_ok()) =>
+                {
+                    self.explore.pinned = list;
+                    Ok(())
+                }
+                _ => Err("not up to three configurations"),
+            },
+            "inf" => match value {
+                "1" => {
+                    self.explore.infeasible = true;
+                    Ok(())
+                }
+                "0" => Ok(()),
+                _ => Err("not 0 or 1"),
+            },
+            _ => return None,
+        })
+    }
+
     /// Use one `key=value` of a link (`raw` still percent-encoded).
     fn apply(&mut self, key: &str, raw: &str) -> Result<(), &'static str> {
+        if key != "files" && key != "pin" {
+            if let Some(value) = decode_component(raw) {
+                if let Some(result) = self.apply_explore(key, &value, raw) {
+                    return result;
+                }
+            }
+        } else if key == "pin" {
+            if let Some(result) = self.apply_explore(key, "", raw) {
+                return result;
+            }
+        }
         let t = &mut self.trace;
         if key == "files" {
             t.files = decode_list(raw).ok_or("not a list of names")?;
@@ -321,6 +456,45 @@ pub fn dropped_notice(dropped: &[Dropped]) -> Option<String> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn explore_settings_round_trip_and_bad_ones_are_dropped() {
+        let link = Link {
+            view: View::Explore,
+            explore: ExploreLink {
+                settings: ExploreSettings {
+                    model: "deepseek-v3".into(),
+                    mode: Mode::Prefill,
+                    batch: "64".into(),
+                    ep: "8".into(),
+                    sla_tpot_ms: "20".into(),
+                    ..ExploreSettings::default()
+                },
+                selected: Some("cp2.tp4.pp1.dp1.split.TP+CP.pe.pe.qoml".into()),
+                pinned: vec!["cp1.tp8.pp1.dp1.split.TP.pe.pe.kv".into()],
+                infeasible: true,
+            },
+            ..Link::default()
+        };
+        let fragment = link.fragment();
+        assert!(
+            fragment.contains("model=deepseek-v3&mode=prefill&batch=64&ep=8&tpot=20"),
+            "{fragment}"
+        );
+        assert!(
+            fragment.contains("cfg=cp2.tp4.pp1.dp1.split.TP%2BCP.pe.pe.qoml"),
+            "{fragment}"
+        );
+        assert_eq!(Link::parse(&fragment), (link, vec![]));
+        let (garbled, dropped) = Link::parse(
+            "#v=1&view=explore&model=gpt-9&batch=0&mode=sideways&cfg=cp2&pin=a,b,c,d&s_kv=4096",
+        );
+        assert_eq!(garbled.view, View::Explore);
+        assert_eq!(garbled.explore.settings.s_kv, "4096");
+        assert_eq!(garbled.explore.settings.model, "llama3.1-70b");
+        let keys: Vec<&str> = dropped.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(keys, ["model", "batch", "mode", "cfg", "pin"]);
+    }
+
     fn full() -> Link {
         Link {
             view: View::Trace,
@@ -340,6 +514,7 @@ mod tests {
                 selected: Some((3, 1_700_000_001_880_000_000)),
                 files: vec!["rank0_events.json".into(), "odd,name#1.json".into()],
             },
+            explore: ExploreLink::default(),
         }
     }
 

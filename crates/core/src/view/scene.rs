@@ -170,6 +170,18 @@ impl Scene {
         });
     }
 
+    /// A circle, filled or a 1.5-device-px ring.
+    pub fn circle(&mut self, x: f64, y: f64, radius: f64, color: Rgba, fill: bool) {
+        self.shapes.push(Shape::Circle {
+            x: x.round() as i32,
+            y: y.round() as i32,
+            radius: radius.round().max(1.0) as u32,
+            color,
+            fill,
+            stroke: if fill { 1 } else { 2 },
+        });
+    }
+
     pub fn polygon(&mut self, points: Vec<(f64, f64)>, color: Rgba) {
         if points.len() < 3 {
             return;

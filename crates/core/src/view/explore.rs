@@ -1,0 +1,654 @@
+//! The explore view's logic, platform-free: the settings as typed and their validation
+//! into a sweep request (messages naming the field), every configuration as compact
+//! columns for the scatter (packed to bytes for the worker's answer), config keys, and
+//! the efficiency colour ramp.
+
+use serde::{Deserialize, Serialize};
+
+use crate::explorer::{
+    ConfigScore, EfficiencyMode, Evaluation, ExplorerError, FfnShardScope, KvShardMode,
+    MachineParams, Mode, ModelConfig, PlacementKind, RingVariant, Scope, ScoreOptions, Sla,
+    StageGroup, Sweep, SweepRequest, TopologyConfig, CP_OPTIONS, DP_OPTIONS, MAX_BATCH, MAX_DEGREE,
+    MAX_S_KV, PP_OPTIONS, TP_OPTIONS,
+};
+
+use super::format::plain_decimal;
+use super::scene::Rgba;
+use super::table::escape;
+
+/// The explore settings as the inputs hold them (numbers as typed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExploreSettings {
+    pub model: String,
+    pub machine: String,
+    pub mode: Mode,
+    pub scope: Scope,
+    pub efficiency: EfficiencyMode,
+    pub s_kv: String,
+    pub batch: String,
+    pub ep: String,
+    /// Milliseconds; empty = no bound.
+    pub sla_ttft_ms: String,
+    pub sla_tpot_ms: String,
+}
+
+impl Default for ExploreSettings {
+    fn default() -> Self {
+        ExploreSettings {
+            model: "llama3.1-70b".into(),
+            machine: "h200-hgx".into(),
+            mode: Mode::Decode,
+            scope: Scope::All,
+            efficiency: EfficiencyMode::Seed,
+            s_kv: "32768".into(),
+            batch: "1".into(),
+            ep: "1".into(),
+            sla_ttft_ms: String::new(),
+            sla_tpot_ms: String::new(),
+        }
+    }
+}
+
+/// A problem with one input: which (`s_kv`, `batch`, …, as the CLI's field names) and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+/// What the worker runs: resolved inputs of one sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExploreRequest {
+    pub model: ModelConfig,
+    pub machine: MachineParams,
+    pub sweep: SweepRequest,
+}
+
+/// A positive integer as the CLI reads `--<flag>`, with its message.
+pub fn parse_count(flag: &str, text: &str, max: u64) -> Result<u64, String> {
+    let n: u64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("--{flag} `{text}` is not a positive integer"))?;
+    if n == 0 || n > max {
+        return Err(format!("--{flag} ({n}) must be between 1 and {max}"));
+    }
+    Ok(n)
+}
+
+/// A positive number of milliseconds as the CLI reads `--<flag>`, with its message.
+pub fn parse_ms(flag: &str, text: &str) -> Result<f64, String> {
+    let x: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("--{flag} `{text}` is not a number"))?;
+    if !(x.is_finite() && x > 0.0) {
+        return Err(format!(
+            "--{flag} ({text}) must be a positive number of milliseconds"
+        ));
+    }
+    Ok(x)
+}
+
+fn core_message(e: ExplorerError) -> String {
+    match e {
+        ExplorerError::Invalid { message, .. } => message,
+        other => other.to_string(),
+    }
+}
+
+/// Check every input; all problems at once, each naming its field.
+pub fn resolve(s: &ExploreSettings) -> Result<ExploreRequest, Vec<FieldError>> {
+    let mut errors = Vec::new();
+    let mut fail = |field: &str, message: String| {
+        errors.push(FieldError {
+            field: field.to_string(),
+            message,
+        })
+    };
+    let model = ModelConfig::preset(&s.model).map_err(|e| fail("model", core_message(e)));
+    let machine = MachineParams::preset(&s.machine).map_err(|e| fail("machine", core_message(e)));
+    let s_kv = parse_count("s-kv", &s.s_kv, MAX_S_KV).map_err(|m| fail("s_kv", m));
+    let batch = parse_count("batch", &s.batch, u64::from(MAX_BATCH)).map_err(|m| fail("batch", m));
+    let ep = parse_count("ep", &s.ep, u64::from(MAX_DEGREE)).map_err(|m| fail("ep", m));
+    let optional_ms = |flag: &str, text: &str| -> Result<Option<f64>, String> {
+        if text.trim().is_empty() {
+            Ok(None)
+        } else {
+            parse_ms(flag, text).map(Some)
+        }
+    };
+    let ttft = optional_ms("sla-ttft-ms", &s.sla_ttft_ms).map_err(|m| fail("sla_ttft_ms", m));
+    let tpot = optional_ms("sla-tpot-ms", &s.sla_tpot_ms).map_err(|m| fail("sla_tpot_ms", m));
+    let (Ok(model), Ok(machine), Ok(s_kv), Ok(batch), Ok(ep), Ok(ttft_max_ms), Ok(tpot_max_ms)) =
+        (model, machine, s_kv, batch, ep, ttft, tpot)
+    else {
+        return Err(errors);
+    };
+    let sla = Sla {
+        tpot_max_ms,
+        ttft_max_ms,
+        prompt_len: None,
+    };
+    let sweep = SweepRequest {
+        s_kv,
+        mode: s.mode,
+        batch: u32::try_from(batch).unwrap_or(u32::MAX),
+        ep: u32::try_from(ep).unwrap_or(u32::MAX),
+        options: ScoreOptions {
+            scope: s.scope,
+            efficiency: s.efficiency,
+            include_overheads: true,
+        },
+        sla: (!sla.is_empty()).then_some(sla),
+    };
+    if let Err(e) = sweep.validate() {
+        let field = match &e {
+            ExplorerError::Invalid { field, .. } => field.to_string(),
+            _ => "settings".to_string(),
+        };
+        return Err(vec![FieldError {
+            field,
+            message: core_message(e),
+        }]);
+    }
+    Ok(ExploreRequest {
+        model,
+        machine,
+        sweep,
+    })
+}
+
+/// The knobs of one configuration as one short key (`cp=2,tp=4,…`, the CLI's baseline
+/// syntax), used for the selection, links and the search box.
+pub fn config_key(topo: &TopologyConfig) -> String {
+    topo.baseline_string()
+}
+
+/// A configuration's knobs in one dotted word for links and labels:
+/// `cp2.tp4.pp1.dp1.split.TP+CP.pe.pe.qoml` (ep and batch are the sweep's).
+pub fn short_key(t: &TopologyConfig) -> String {
+    format!(
+        "cp{}.tp{}.pp{}.dp{}.{}.{}.{}.{}.{}",
+        t.cp,
+        t.tp,
+        t.pp,
+        t.dp,
+        t.kv_shard_mode,
+        t.ffn_shard_scope,
+        t.tp_placement,
+        t.cp_placement,
+        t.cp_ring_variant
+    )
+}
+
+/// Read a [`short_key`] onto `base` (which supplies ep, batch, s_kv, mode).
+pub fn parse_short_key(text: &str, base: &TopologyConfig) -> Result<TopologyConfig, String> {
+    let parts: Vec<&str> = text.trim().split('.').collect();
+    let [cp, tp, pp, dp, kv, ffn, tpp, cpp, ring] = parts.as_slice() else {
+        return Err(format!(
+            "`{text}` is not cpN.tpN.ppN.dpN.kv.ffn.tpp.cpp.ring"
+        ));
+    };
+    let degree = |part: &str, prefix: &str| -> Result<String, String> {
+        part.strip_prefix(prefix)
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .map(str::to_string)
+            .ok_or_else(|| format!("`{part}` is not {prefix}N"))
+    };
+    let spec = format!(
+        "cp={},tp={},pp={},dp={},kv={kv},ffn={ffn},tpp={tpp},cpp={cpp},ring={ring}",
+        degree(cp, "cp")?,
+        degree(tp, "tp")?,
+        degree(pp, "pp")?,
+        degree(dp, "dp")?
+    );
+    base.with_baseline(&spec).map_err(core_message)
+}
+
+/// Every configuration of a sweep, in enumeration order, as columns.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Points {
+    pub latency_ns: Vec<f64>,
+    pub pes: Vec<u32>,
+    pub efficiency: Vec<f32>,
+    /// Bit 0: feasible; bit 1: on the frontier; bit 2: meets the SLA (or no SLA).
+    pub flags: Vec<u8>,
+    /// Per configuration: indices into the sweep's options of cp, tp, pp, dp, kv, ffn,
+    /// tpp, cpp, ring.
+    pub knobs: Vec<[u8; 9]>,
+}
+
+pub const FEASIBLE: u8 = 1;
+pub const FRONTIER: u8 = 2;
+pub const WITHIN_SLA: u8 = 4;
+
+fn index_of<T: PartialEq>(all: &[T], v: &T) -> u8 {
+    all.iter().position(|x| x == v).unwrap_or(0) as u8
+}
+
+impl Points {
+    pub fn from_sweep(sw: &Sweep) -> Points {
+        let n = sw.scores.len();
+        let mut p = Points {
+            latency_ns: Vec::with_capacity(n),
+            pes: Vec::with_capacity(n),
+            efficiency: Vec::with_capacity(n),
+            flags: Vec::with_capacity(n),
+            knobs: Vec::with_capacity(n),
+        };
+        for (i, s) in sw.scores.iter().enumerate() {
+            p.latency_ns.push(s.total_latency_ns);
+            p.pes.push(u32::try_from(s.pes_used).unwrap_or(u32::MAX));
+            p.efficiency.push(s.efficiency_score as f32);
+            let sla_ok = sw.sla.get(i).is_none_or(|o| o.ok);
+            p.flags
+                .push((u8::from(s.feasible()) * FEASIBLE) | (u8::from(sla_ok) * WITHIN_SLA));
+            let t = &s.topo;
+            p.knobs.push([
+                index_of(&CP_OPTIONS, &t.cp),
+                index_of(&TP_OPTIONS, &t.tp),
+                index_of(&PP_OPTIONS, &t.pp),
+                index_of(&DP_OPTIONS, &t.dp),
+                index_of(KvShardMode::ALL, &t.kv_shard_mode),
+                index_of(FfnShardScope::ALL, &t.ffn_shard_scope),
+                index_of(PlacementKind::ALL, &t.tp_placement),
+                index_of(PlacementKind::ALL, &t.cp_placement),
+                index_of(RingVariant::ALL, &t.cp_ring_variant),
+            ]);
+        }
+        for &i in &sw.frontier {
+            if let Some(f) = p.flags.get_mut(i as usize) {
+                *f |= FRONTIER;
+            }
+        }
+        p
+    }
+
+    pub fn len(&self) -> usize {
+        self.latency_ns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.latency_ns.is_empty()
+    }
+
+    /// The knobs of point `i` as a topology (with the request's shared values).
+    pub fn topology(&self, i: usize, req: &SweepRequest) -> Option<TopologyConfig> {
+        let k = self.knobs.get(i)?;
+        let pick = |all_len: usize, idx: u8| (idx as usize).min(all_len.saturating_sub(1));
+        Some(TopologyConfig {
+            cp: CP_OPTIONS[pick(CP_OPTIONS.len(), k[0])],
+            tp: TP_OPTIONS[pick(TP_OPTIONS.len(), k[1])],
+            pp: PP_OPTIONS[pick(PP_OPTIONS.len(), k[2])],
+            dp: DP_OPTIONS[pick(DP_OPTIONS.len(), k[3])],
+            ep: req.ep,
+            batch: req.batch,
+            s_kv: req.s_kv,
+            mode: req.mode,
+            kv_shard_mode: KvShardMode::ALL[pick(KvShardMode::ALL.len(), k[4])],
+            ffn_shard_scope: FfnShardScope::ALL[pick(FfnShardScope::ALL.len(), k[5])],
+            tp_placement: PlacementKind::ALL[pick(PlacementKind::ALL.len(), k[6])],
+            cp_placement: PlacementKind::ALL[pick(PlacementKind::ALL.len(), k[7])],
+            cp_ring_variant: RingVariant::ALL[pick(RingVariant::ALL.len(), k[8])],
+        })
+    }
+
+    /// 26 bytes per configuration, little-endian, column after column.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(4 + self.len() * 26);
+        out.extend((self.len() as u32).to_le_bytes());
+        self.latency_ns
+            .iter()
+            .for_each(|v| out.extend(v.to_le_bytes()));
+        self.pes.iter().for_each(|v| out.extend(v.to_le_bytes()));
+        self.efficiency
+            .iter()
+            .for_each(|v| out.extend(v.to_le_bytes()));
+        out.extend(&self.flags);
+        self.knobs.iter().for_each(|k| out.extend(k));
+        out
+    }
+
+    /// Back from [`Points::to_bytes`]; `None` for a buffer of the wrong size.
+    pub fn from_bytes(bytes: &[u8]) -> Option<Points> {
+        let n = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+        if bytes.len() != 4 + n * 26 {
+            return None;
+        }
+        let mut at = 4;
+        let mut take = |len: usize| {
+            let s = &bytes[at..at + len];
+            at += len;
+            s
+        };
+        let latency_ns = take(n * 8)
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect();
+        let pes = take(n * 4)
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+            .collect();
+        let efficiency = take(n * 4)
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+            .collect();
+        let flags = take(n).to_vec();
+        let knobs = take(n * 9)
+            .chunks_exact(9)
+            .map(|c| c.try_into().unwrap_or([0; 9]))
+            .collect();
+        Some(Points {
+            latency_ns,
+            pes,
+            efficiency,
+            flags,
+            knobs,
+        })
+    }
+}
+
+/// The test hooks of a configuration (`pareto-row`, `config-detail`): knobs, latency,
+/// PEs and efficiency as plain decimals.
+pub fn config_attributes(c: &ConfigScore) -> [(&'static str, String); 12] {
+    [
+        ("data-cp", c.cp.to_string()),
+        ("data-tp", c.tp.to_string()),
+        ("data-pp", c.pp.to_string()),
+        ("data-dp", c.dp.to_string()),
+        ("data-kv", c.kv_shard_mode.to_string()),
+        ("data-ffn", c.ffn_shard_scope.to_string()),
+        ("data-tpp", c.tp_placement.to_string()),
+        ("data-cpp", c.cp_placement.to_string()),
+        ("data-ring", c.cp_ring_variant.to_string()),
+        ("data-latency-ns", plain_decimal(c.total_latency_ns)),
+        ("data-pes", c.pes_used.to_string()),
+        ("data-efficiency", plain_decimal(c.efficiency_score)),
+    ]
+}
+
+/// `3.420 ms` / `812.0 µs`: a latency in the unit that fits.
+pub fn latency_text(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.2} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.3} ms", ns / 1e6)
+    } else {
+        format!("{:.1} µs", ns / 1e3)
+    }
+}
+
+/// The frontier table's rows (`pareto-row` with [`config_attributes`] and `data-key`).
+pub fn pareto_rows_html(rows: &[ConfigScore], selected: Option<&str>) -> String {
+    let mut html = String::with_capacity(rows.len() * 600);
+    for c in rows {
+        let key = short_key(&c.as_topology(0, Mode::Decode));
+        let is_selected = selected == Some(key.as_str());
+        html.push_str("<tr data-testid=\"pareto-row\" role=\"row\" tabindex=\"-1\"");
+        for (name, value) in config_attributes(c) {
+            html.push_str(&format!(" {name}=\"{}\"", escape(&value)));
+        }
+        html.push_str(&format!(
+            " data-key=\"{}\" aria-selected=\"{is_selected}\"{}>",
+            escape(&key),
+            if is_selected {
+                " class=\"selected\""
+            } else {
+                ""
+            }
+        ));
+        let cells = [
+            c.cp.to_string(),
+            c.tp.to_string(),
+            c.pp.to_string(),
+            c.dp.to_string(),
+            c.kv_shard_mode.to_string(),
+            c.ffn_shard_scope.to_string(),
+            format!("{} / {}", c.tp_placement, c.cp_placement),
+            c.cp_ring_variant.to_string(),
+        ];
+        for cell in cells {
+            html.push_str(&format!("<td>{}</td>", escape(&cell)));
+        }
+        for cell in [
+            latency_text(c.total_latency_ns),
+            c.pes_used.to_string(),
+            format!("{:.3}", c.efficiency_score),
+            format!("{:.0} %", c.hbm_utilization * 100.0),
+        ] {
+            html.push_str(&format!("<td class=\"num\">{}</td>", escape(&cell)));
+        }
+        html.push_str("</tr>");
+    }
+    html
+}
+
+/// One segment of the selected config's stage bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageBar {
+    pub name: &'static str,
+    pub group: StageGroup,
+    /// Visible time of the stage (per layer for attention and FFN, per request for
+    /// overheads), seconds, weighted by the layer mix.
+    pub visible_s: f64,
+    /// What bounds it: `compute`, `memory` or `network`.
+    pub bound: &'static str,
+    /// Its share of the whole latency: `visible_s` times the layers it runs for
+    /// (per-layer stages) or once (per-request overheads).
+    pub latency_s: f64,
+}
+
+/// How many layers' worth of per-layer time the latency holds:
+/// `(latency − overheads) / per-layer time` (0 when nothing runs per layer).
+pub fn layer_multiplier(e: &Evaluation) -> f64 {
+    if e.per_layer_s > 0.0 {
+        ((e.config.total_latency_ns / 1e9 - e.overhead_s) / e.per_layer_s).max(0.0)
+    } else {
+        0.0
+    }
+}
+
+/// The stages of `e` with their visible time and what bounds each, in model order.
+pub fn stage_bars(e: &Evaluation) -> Vec<StageBar> {
+    let layers = layer_multiplier(e);
+    e.stages
+        .iter()
+        .map(|st| {
+            let bound =
+                if st.t_comm_s >= st.t_comp_s && st.t_comm_s >= st.t_mem_s && st.t_comm_s > 0.0 {
+                    "network"
+                } else if st.t_mem_s > st.t_comp_s {
+                    "memory"
+                } else {
+                    "compute"
+                };
+            let visible_s = st.visible_s * st.weight;
+            StageBar {
+                name: st.name.as_str(),
+                group: st.group,
+                visible_s,
+                bound,
+                latency_s: if st.group == StageGroup::Overhead {
+                    visible_s
+                } else {
+                    visible_s * layers
+                },
+            }
+        })
+        .collect()
+}
+
+/// The stage that adds the most to the latency (the bottleneck), if any costs time.
+pub fn bottleneck(bars: &[StageBar]) -> Option<&StageBar> {
+    bars.iter()
+        .filter(|b| b.latency_s > 0.0)
+        .max_by(|a, b| a.latency_s.total_cmp(&b.latency_s))
+}
+
+/// A viridis-like sequential ramp (dark purple → blue → green → yellow) for `t` in 0..=1:
+/// ordered in lightness, so it reads in greyscale and for every colour-vision type.
+pub fn efficiency_color(t: f64) -> Rgba {
+    const STOPS: [(f64, u32); 5] = [
+        (0.0, 0x440154),
+        (0.25, 0x3b528b),
+        (0.5, 0x21918c),
+        (0.75, 0x5ec962),
+        (1.0, 0xfde725),
+    ];
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let mut k = 0;
+    while k + 2 < STOPS.len() && t > STOPS[k + 1].0 {
+        k += 1;
+    }
+    let (t0, c0) = STOPS[k];
+    let (t1, c1) = STOPS[k + 1];
+    let f = ((t - t0) / (t1 - t0)).clamp(0.0, 1.0);
+    let (a, b) = (Rgba::hex(c0), Rgba::hex(c1));
+    let mix = |x: u8, y: u8| (f64::from(x) + (f64::from(y) - f64::from(x)) * f).round() as u8;
+    Rgba {
+        r: mix(a.r, b.r),
+        g: mix(a.g, b.g),
+        b: mix(a.b, b.b),
+        a: 1.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::explorer::sweep;
+
+    #[test]
+    fn defaults_resolve_and_bad_inputs_name_their_field() {
+        let req = resolve(&ExploreSettings::default()).unwrap();
+        assert_eq!(req.sweep.s_kv, 32768);
+        assert_eq!(req.model.name, "llama3.1-70b");
+        let bad = ExploreSettings {
+            s_kv: "lots".into(),
+            batch: "0".into(),
+            sla_tpot_ms: "-3".into(),
+            model: "gpt-9".into(),
+            ..ExploreSettings::default()
+        };
+        let errors = resolve(&bad).unwrap_err();
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["model", "s_kv", "batch", "sla_tpot_ms"]);
+        assert_eq!(errors[1].message, "--s-kv `lots` is not a positive integer");
+        assert_eq!(
+            errors[2].message,
+            "--batch (0) must be between 1 and 16777216"
+        );
+        assert!(errors[0].message.contains("gpt-9"), "{}", errors[0].message);
+    }
+
+    #[test]
+    fn points_cover_the_sweep_and_survive_packing() {
+        let req = resolve(&ExploreSettings::default()).unwrap();
+        let sw = sweep(&req.model, &req.machine, &req.sweep).unwrap();
+        let points = Points::from_sweep(&sw);
+        assert_eq!(points.len(), sw.scores.len());
+        let frontier = points.flags.iter().filter(|f| *f & FRONTIER != 0).count();
+        assert_eq!(frontier, sw.frontier.len());
+        let feasible = points.flags.iter().filter(|f| *f & FEASIBLE != 0).count();
+        assert_eq!(feasible, sw.total_feasible);
+        for (i, s) in sw.scores.iter().enumerate().step_by(997) {
+            assert_eq!(points.topology(i, &req.sweep), Some(s.topo));
+        }
+        assert_eq!(Points::from_bytes(&points.to_bytes()), Some(points.clone()));
+        assert_eq!(Points::from_bytes(&points.to_bytes()[..10]), None);
+    }
+
+    #[test]
+    fn short_keys_round_trip() {
+        let base = TopologyConfig::default();
+        let t = base
+            .with_baseline("cp=2,tp=4,pp=1,dp=2,kv=replicate,ffn=TP+CP,tpp=cube,cpp=pe,ring=kv")
+            .unwrap();
+        let key = short_key(&t);
+        assert_eq!(key, "cp2.tp4.pp1.dp2.replicate.TP+CP.cube.pe.kv");
+        assert_eq!(parse_short_key(&key, &base), Ok(t));
+        assert!(parse_short_key("cp2.tp4", &base).is_err());
+        assert!(parse_short_key("cpx.tp4.pp1.dp2.split.TP.pe.pe.kv", &base).is_err());
+        assert!(parse_short_key("cp2.tp4.pp1.dp2.sideways.TP.pe.pe.kv", &base).is_err());
+    }
+
+    #[test]
+    fn stage_bars_name_the_bottleneck() {
+        let req = resolve(&ExploreSettings::default()).unwrap();
+        let topo = parse_short_key(
+            "cp1.tp8.pp1.dp1.split.TP.pe.pe.kv",
+            &req.sweep.base_topology(),
+        )
+        .unwrap();
+        let e =
+            crate::explorer::evaluate(&req.model, &req.machine, &topo, req.sweep.options).unwrap();
+        let bars = stage_bars(&e);
+        assert_eq!(bars.len(), e.stages.len());
+        let attention: f64 = bars
+            .iter()
+            .filter(|b| b.group == StageGroup::Attention)
+            .map(|b| b.visible_s)
+            .sum();
+        assert!(
+            (attention - e.attention_s).abs() <= 1e-9 * e.attention_s.max(1.0),
+            "{attention} vs {}",
+            e.attention_s
+        );
+        let top = bottleneck(&bars).unwrap();
+        assert!(bars.iter().all(|b| b.latency_s <= top.latency_s));
+        let total: f64 = bars.iter().map(|b| b.latency_s).sum();
+        let latency_s = e.config.total_latency_ns / 1e9;
+        assert!(
+            (total - latency_s).abs() <= 1e-6 * latency_s,
+            "{total} vs {latency_s}"
+        );
+        assert!(["compute", "memory", "network"].contains(&top.bound));
+    }
+
+    #[test]
+    fn pareto_rows_carry_every_hook() {
+        let req = resolve(&ExploreSettings::default()).unwrap();
+        let (report, _) =
+            crate::explorer::explore(&req.model, &req.machine, &req.sweep, false).unwrap();
+        let first = short_key(&report.pareto[0].as_topology(0, Mode::Decode));
+        let html = pareto_rows_html(&report.pareto, Some(&first));
+        assert_eq!(
+            html.matches("data-testid=\"pareto-row\"").count(),
+            report.pareto.len()
+        );
+        assert_eq!(html.matches("aria-selected=\"true\"").count(), 1);
+        for name in [
+            "data-cp",
+            "data-kv",
+            "data-ffn",
+            "data-latency-ns",
+            "data-pes",
+            "data-efficiency",
+        ] {
+            assert_eq!(
+                html.matches(&format!(" {name}=")).count(),
+                report.pareto.len(),
+                "{name}"
+            );
+        }
+        assert!(html.contains("TP+CP") || html.contains("TP+CP+DP") || html.contains(">TP<"));
+        assert!(!html.contains("e-"), "no exponent forms");
+    }
+
+    #[test]
+    fn the_ramp_gets_lighter() {
+        let lum =
+            |c: Rgba| 0.2126 * f64::from(c.r) + 0.7152 * f64::from(c.g) + 0.0722 * f64::from(c.b);
+        let l: Vec<f64> = (0..=10)
+            .map(|i| lum(efficiency_color(i as f64 / 10.0)))
+            .collect();
+        assert!(l.windows(2).all(|w| w[1] > w[0]), "{l:?}");
+        assert_eq!(efficiency_color(f64::NAN), efficiency_color(0.0));
+    }
+}

@@ -1,0 +1,498 @@
+//! The explorer's latency-versus-PEs scatter as a [`Scene`]: x = PEs used on a log₂ axis,
+//! y = latency on a log axis, every feasible configuration a point coloured by
+//! efficiency, the frontier larger, outlined and joined by a step line, infeasible
+//! configurations (optionally) as faded grey crosses. Points that land on the same
+//! pixel are drawn once, so 28,800 configurations cost a few thousand shapes.
+
+use super::explore::{efficiency_color, Points, FEASIBLE, FRONTIER, WITHIN_SLA};
+use super::format::format_duration;
+use super::scene::{palette, HAlign, Rgba, Scene, VAlign};
+
+/// CSS px around the plot.
+pub const MARGIN_LEFT: f64 = 64.0;
+pub const MARGIN_RIGHT: f64 = 84.0;
+pub const MARGIN_TOP: f64 = 24.0;
+pub const MARGIN_BOTTOM: f64 = 40.0;
+
+/// The visible ranges: PEs (log₂) and latency in ns (log₁₀).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScatterRange {
+    pub pes_min: f64,
+    pub pes_max: f64,
+    pub latency_min_ns: f64,
+    pub latency_max_ns: f64,
+}
+
+impl ScatterRange {
+    /// Everything worth showing: the feasible points (or all, with `infeasible`), PEs
+    /// out to the next power of two, latency padded by 10 % on the log scale.
+    pub fn fit(points: &Points, infeasible: bool) -> Option<ScatterRange> {
+        let mut pes = (f64::MAX, f64::MIN);
+        let mut lat = (f64::MAX, f64::MIN);
+        for i in 0..points.len() {
+            if !infeasible && points.flags[i] & FEASIBLE == 0 {
+                continue;
+            }
+            let l = points.latency_ns[i];
+            if !(l.is_finite() && l > 0.0) {
+                continue;
+            }
+            let p = f64::from(points.pes[i].max(1));
+            pes = (pes.0.min(p), pes.1.max(p));
+            lat = (lat.0.min(l), lat.1.max(l));
+        }
+        if pes.0 > pes.1 {
+            return None;
+        }
+        let pad = ((lat.1 / lat.0).log10() * 0.08).max(0.05);
+        Some(ScatterRange {
+            pes_min: 2f64.powf(pes.0.log2().floor()),
+            pes_max: 2f64
+                .powf(pes.1.log2().ceil())
+                .max(2.0 * 2f64.powf(pes.0.log2().floor())),
+            latency_min_ns: lat.0 / 10f64.powf(pad),
+            latency_max_ns: lat.1 * 10f64.powf(pad),
+        })
+    }
+}
+
+/// Where the plot is on a canvas of `width` × `height` CSS px.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScatterMap {
+    pub width: f64,
+    pub height: f64,
+    pub range: ScatterRange,
+}
+
+impl ScatterMap {
+    pub fn x0(&self) -> f64 {
+        MARGIN_LEFT
+    }
+    pub fn x1(&self) -> f64 {
+        (self.width - MARGIN_RIGHT).max(MARGIN_LEFT + 1.0)
+    }
+    pub fn y0(&self) -> f64 {
+        MARGIN_TOP
+    }
+    pub fn y1(&self) -> f64 {
+        (self.height - MARGIN_BOTTOM).max(MARGIN_TOP + 1.0)
+    }
+    pub fn x(&self, pes: f64) -> f64 {
+        let (a, b) = (self.range.pes_min.log2(), self.range.pes_max.log2());
+        self.x0() + (pes.max(1e-9).log2() - a) / (b - a).max(1e-9) * (self.x1() - self.x0())
+    }
+    pub fn y(&self, latency_ns: f64) -> f64 {
+        let (a, b) = (
+            self.range.latency_min_ns.log10(),
+            self.range.latency_max_ns.log10(),
+        );
+        self.y1() - (latency_ns.max(1e-9).log10() - a) / (b - a).max(1e-9) * (self.y1() - self.y0())
+    }
+    /// The inverse of [`Self::x`].
+    pub fn pes_at(&self, x: f64) -> f64 {
+        let (a, b) = (self.range.pes_min.log2(), self.range.pes_max.log2());
+        2f64.powf(a + (x - self.x0()) / (self.x1() - self.x0()) * (b - a))
+    }
+    /// The inverse of [`Self::y`].
+    pub fn latency_at(&self, y: f64) -> f64 {
+        let (a, b) = (
+            self.range.latency_min_ns.log10(),
+            self.range.latency_max_ns.log10(),
+        );
+        10f64.powf(a + (self.y1() - y) / (self.y1() - self.y0()) * (b - a))
+    }
+    pub fn in_plot(&self, x: f64, y: f64) -> bool {
+        (self.x0()..=self.x1()).contains(&x) && (self.y0()..=self.y1()).contains(&y)
+    }
+}
+
+/// What to draw.
+#[derive(Debug, Clone)]
+pub struct ScatterSpec<'a> {
+    pub map: ScatterMap,
+    /// Device pixels per CSS px.
+    pub scale: f64,
+    pub points: &'a Points,
+    pub infeasible: bool,
+    pub selected: Option<usize>,
+    pub hovered: Option<usize>,
+    /// Pinned configurations (drawn with a ring and their number).
+    pub pinned: &'a [usize],
+    /// The efficiency that maps to the top of the colour ramp.
+    pub efficiency_max: f64,
+}
+
+fn shown(points: &Points, i: usize, infeasible: bool) -> bool {
+    let l = points.latency_ns[i];
+    l.is_finite() && l > 0.0 && (infeasible || points.flags[i] & FEASIBLE != 0)
+}
+
+/// Latency ticks: 1, 2, 5 × powers of ten inside the range (only decades when dense).
+fn latency_ticks(range: &ScatterRange, height_px: f64) -> Vec<f64> {
+    let (a, b) = (range.latency_min_ns, range.latency_max_ns);
+    let decades = (b / a).log10();
+    let steps: &[f64] = if height_px / decades.max(0.1) > 90.0 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let mut ticks = Vec::new();
+    let mut p = 10f64.powf(a.log10().floor());
+    while p <= b * 1.0001 {
+        for &m in steps {
+            let t = p * m;
+            if t >= a && t <= b {
+                ticks.push(t);
+            }
+        }
+        p *= 10.0;
+    }
+    ticks
+}
+
+/// `1024` → `1k`, `262144` → `256k`: PE counts that fit under a tick.
+fn pes_label(n: u64) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{}M", n >> 20)
+    } else if n >= 1024 && n.is_multiple_of(1024) {
+        format!("{}k", n >> 10)
+    } else {
+        n.to_string()
+    }
+}
+
+/// The scatter, in device pixels.
+pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
+    let s = spec.scale;
+    let m = spec.map;
+    let mut scene = Scene::new(
+        (m.width * s).round().max(1.0) as u32,
+        (m.height * s).round().max(1.0) as u32,
+    );
+    scene.background = Some(palette::WHITE);
+    let (x0, x1, y0, y1) = (m.x0(), m.x1(), m.y0(), m.y1());
+    let font = 11.0 * s;
+    // Grid and axes.
+    let mut pes = m.range.pes_min.max(1.0);
+    let doublings = (m.range.pes_max / pes).log2().max(1.0);
+    // Label every k-th power of two so labels keep 44 px apart.
+    let every = ((44.0 * doublings / (x1 - x0)).ceil() as u32).max(1);
+    let mut k = 0u32;
+    while pes <= m.range.pes_max * 1.0001 {
+        let x = m.x(pes);
+        scene.line(vec![(x * s, y0 * s), (x * s, y1 * s)], palette::GRID, s);
+        if k.is_multiple_of(every) {
+            scene.text(
+                x * s,
+                (y1 + 6.0) * s,
+                pes_label(pes.round() as u64),
+                font,
+                palette::MUTED,
+                HAlign::Center,
+                VAlign::Top,
+            );
+        }
+        pes *= 2.0;
+        k += 1;
+    }
+    for t in latency_ticks(&m.range, y1 - y0) {
+        let y = m.y(t);
+        scene.line(vec![(x0 * s, y * s), (x1 * s, y * s)], palette::GRID, s);
+        scene.text(
+            (x0 - 6.0) * s,
+            y * s,
+            format_duration(t.round() as i64),
+            font,
+            palette::MUTED,
+            HAlign::Right,
+            VAlign::Middle,
+        );
+    }
+    scene.outline(x0 * s, y0 * s, x1 * s, y1 * s, palette::MUTED, s);
+    scene.text(
+        (x0 + x1) / 2.0 * s,
+        (m.height - 6.0) * s,
+        "PEs used (log₂)",
+        font,
+        palette::INK,
+        HAlign::Center,
+        VAlign::Bottom,
+    );
+    scene.text(
+        4.0 * s,
+        2.0 * s,
+        "latency (log)",
+        font,
+        palette::INK,
+        HAlign::Left,
+        VAlign::Top,
+    );
+
+    let points = spec.points;
+    // Positions once; points outside the plot are left out (NaN).
+    let xy: Vec<(f64, f64)> = (0..points.len())
+        .map(|i| {
+            let (x, y) = (m.x(f64::from(points.pes[i])), m.y(points.latency_ns[i]));
+            if shown(points, i, spec.infeasible) && m.in_plot(x, y) {
+                (x, y)
+            } else {
+                (f64::NAN, f64::NAN)
+            }
+        })
+        .collect();
+    let visible = |i: usize| !xy[i].0.is_nan();
+    // Buckets of 2 × 2 CSS px (squares are 4.4 px wide, so one per bucket loses nothing
+    // visible): a flat grid, not a hash map — this runs for every config on every paint.
+    let cols = (m.width / 2.0).ceil() as usize + 2;
+    let rows = (m.height / 2.0).ceil() as usize + 2;
+    let cell = |i: usize| {
+        let (x, y) = xy[i];
+        (y / 2.0).round() as usize * cols + (x / 2.0).round() as usize
+    };
+    // Infeasible: faded grey crosses, one per bucket.
+    if spec.infeasible {
+        let mut seen = vec![false; cols * rows];
+        let grey = Rgba::hex(0x8a939b).alpha(0.45);
+        for i in (0..points.len()).filter(|&i| points.flags[i] & FEASIBLE == 0 && visible(i)) {
+            let c = cell(i);
+            if seen.get(c).copied().unwrap_or(true) {
+                continue;
+            }
+            seen[c] = true;
+            let (x, y) = (xy[i].0 * s, xy[i].1 * s);
+            let r = 2.5 * s;
+            scene.line(vec![(x - r, y - r), (x + r, y + r)], grey, s);
+            scene.line(vec![(x - r, y + r), (x + r, y - r)], grey, s);
+        }
+    }
+    // Feasible: one square per bucket, the most efficient configuration's colour.
+    let mut best = vec![u32::MAX; cols * rows];
+    for i in (0..points.len()).filter(|&i| points.flags[i] & FEASIBLE != 0 && visible(i)) {
+        let Some(slot) = best.get_mut(cell(i)) else {
+            continue;
+        };
+        if *slot == u32::MAX || points.efficiency[*slot as usize] < points.efficiency[i] {
+            *slot = i as u32;
+        }
+    }
+    let best: Vec<usize> = best
+        .into_iter()
+        .filter(|&i| i != u32::MAX)
+        .map(|i| i as usize)
+        .collect();
+    let emax = spec.efficiency_max.max(1e-9);
+    // Colours in 48 steps, drawn colour by colour (the painter batches equal colours).
+    let step =
+        |i: usize| ((f64::from(points.efficiency[i]) / emax).clamp(0.0, 1.0) * 47.0).round() as u32;
+    let mut cells: Vec<(u32, bool, usize)> = best
+        .iter()
+        .map(|&i| (step(i), points.flags[i] & WITHIN_SLA != 0, i))
+        .collect();
+    cells.sort_unstable();
+    for (q, within, i) in cells {
+        let mut c = efficiency_color(f64::from(q) / 47.0);
+        if !within {
+            c = c.alpha(0.25);
+        }
+        let r = 2.2 * s;
+        let (x, y) = (xy[i].0 * s, xy[i].1 * s);
+        scene.rect(x - r, y - r, x + r, y + r, c);
+    }
+    // The frontier: a step line (a config is beaten only by fewer PEs AND less latency).
+    let mut frontier: Vec<usize> = (0..points.len())
+        .filter(|&i| points.flags[i] & FRONTIER != 0 && shown(points, i, true))
+        .collect();
+    frontier.sort_by(|&a, &b| {
+        points.pes[a]
+            .cmp(&points.pes[b])
+            .then(points.latency_ns[b].total_cmp(&points.latency_ns[a]))
+    });
+    let mut steps: Vec<(f64, f64)> = Vec::new();
+    for &i in &frontier {
+        let (x, y) = (
+            m.x(f64::from(points.pes[i])).clamp(x0, x1),
+            m.y(points.latency_ns[i]).clamp(y0, y1),
+        );
+        if let Some(&(_, py)) = steps.last() {
+            steps.push((x * s, py));
+        }
+        steps.push((x * s, y * s));
+    }
+    scene.line(steps, palette::INK, 1.5 * s);
+    let mut drawn = std::collections::HashSet::new();
+    for &i in frontier.iter().filter(|&&i| visible(i)) {
+        let (x, y) = (m.x(f64::from(points.pes[i])), m.y(points.latency_ns[i]));
+        if !drawn.insert((x.round() as i32, y.round() as i32)) {
+            continue;
+        }
+        let c = efficiency_color(f64::from(points.efficiency[i]) / emax);
+        scene.circle(x * s, y * s, 5.0 * s, palette::INK, true);
+        scene.circle(x * s, y * s, 3.6 * s, c, true);
+    }
+    for (n, &i) in spec.pinned.iter().enumerate() {
+        if i < points.len() && visible(i) {
+            let (x, y) = (m.x(f64::from(points.pes[i])), m.y(points.latency_ns[i]));
+            scene.circle(x * s, y * s, 8.0 * s, palette::VERMILLION, false);
+            scene.text(
+                (x + 9.0) * s,
+                (y - 9.0) * s,
+                format!("{}", n + 1),
+                font,
+                palette::VERMILLION,
+                HAlign::Left,
+                VAlign::Bottom,
+            );
+        }
+    }
+    for (i, color, r) in [
+        (spec.hovered, palette::MUTED, 7.0),
+        (spec.selected, palette::INK, 9.0),
+    ] {
+        if let Some(i) = i.filter(|&i| i < points.len() && visible(i)) {
+            let (x, y) = (m.x(f64::from(points.pes[i])), m.y(points.latency_ns[i]));
+            scene.circle(x * s, y * s, r * s, color, false);
+            scene.circle(x * s, y * s, (r + 1.5) * s, palette::WHITE, false);
+        }
+    }
+    // The colour ramp, right of the plot.
+    let (bx0, bx1) = ((x1 + 16.0) * s, (x1 + 26.0) * s);
+    let steps_n = 32;
+    for k in 0..steps_n {
+        let t0 = k as f64 / steps_n as f64;
+        let ya = y1 - (y1 - y0) * t0;
+        let yb = y1 - (y1 - y0) * (k + 1) as f64 / steps_n as f64;
+        scene.rect(
+            bx0,
+            yb * s,
+            bx1,
+            ya * s,
+            efficiency_color(t0 + 0.5 / steps_n as f64),
+        );
+    }
+    for (t, label) in [(0.0, "0".to_string()), (1.0, format!("{emax:.2}"))] {
+        scene.text(
+            bx1 + 4.0 * s,
+            (y1 - (y1 - y0) * t) * s,
+            label,
+            font,
+            palette::MUTED,
+            HAlign::Left,
+            VAlign::Middle,
+        );
+    }
+    scene.text(
+        bx0,
+        2.0 * s,
+        "efficiency",
+        font,
+        palette::MUTED,
+        HAlign::Left,
+        VAlign::Top,
+    );
+    scene
+}
+
+/// The configuration drawn nearest to (`x`, `y`) CSS px, within `radius`; frontier
+/// points win ties (they are drawn on top).
+pub fn nearest_point(
+    points: &Points,
+    map: &ScatterMap,
+    infeasible: bool,
+    x: f64,
+    y: f64,
+    radius: f64,
+) -> Option<usize> {
+    let mut best: Option<(f64, bool, usize)> = None;
+    for i in 0..points.len() {
+        if !shown(points, i, infeasible) {
+            continue;
+        }
+        let (px, py) = (map.x(f64::from(points.pes[i])), map.y(points.latency_ns[i]));
+        let d = (px - x).hypot(py - y);
+        if d > radius {
+            continue;
+        }
+        let frontier = points.flags[i] & FRONTIER != 0;
+        let better = match best {
+            None => true,
+            Some((bd, bf, _)) => (frontier && !bf) || (frontier == bf && d < bd - 1e-9),
+        };
+        if better {
+            best = Some((d, frontier, i));
+        }
+    }
+    best.map(|(_, _, i)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::explorer::sweep;
+    use crate::view::explore::{resolve, ExploreSettings};
+    use crate::view::scene::Shape;
+
+    fn points() -> Points {
+        let req = resolve(&ExploreSettings::default()).unwrap();
+        Points::from_sweep(&sweep(&req.model, &req.machine, &req.sweep).unwrap())
+    }
+
+    #[test]
+    fn the_scene_draws_axes_points_and_the_frontier_compactly() {
+        let p = points();
+        let range = ScatterRange::fit(&p, false).unwrap();
+        let map = ScatterMap {
+            width: 800.0,
+            height: 480.0,
+            range,
+        };
+        let scene = scatter_scene(&ScatterSpec {
+            map,
+            scale: 2.0,
+            points: &p,
+            infeasible: true,
+            selected: Some(0),
+            hovered: None,
+            pinned: &[],
+            efficiency_max: 1.0,
+        });
+        assert_eq!((scene.width, scene.height), (1600, 960));
+        assert!(scene.texts().contains(&"PEs used (log₂)"));
+        let rects = scene
+            .shapes
+            .iter()
+            .filter(|s| matches!(s, Shape::Rect { fill: true, .. }))
+            .count();
+        assert!(rects > 50, "{rects} points");
+        assert!(
+            scene.shapes.len() < p.len() / 2,
+            "{} shapes for {} configs",
+            scene.shapes.len(),
+            p.len()
+        );
+        let frontier_circles = scene
+            .shapes
+            .iter()
+            .filter(|s| matches!(s, Shape::Circle { fill: true, .. }))
+            .count();
+        assert!(frontier_circles >= 2);
+    }
+
+    #[test]
+    fn hit_testing_finds_the_point_under_the_cursor() {
+        let p = points();
+        let map = ScatterMap {
+            width: 800.0,
+            height: 480.0,
+            range: ScatterRange::fit(&p, false).unwrap(),
+        };
+        let f = (0..p.len()).find(|&i| p.flags[i] & FRONTIER != 0).unwrap();
+        let (x, y) = (map.x(f64::from(p.pes[f])), map.y(p.latency_ns[f]));
+        let hit = nearest_point(&p, &map, false, x + 1.0, y - 1.0, 6.0).unwrap();
+        assert_eq!(p.flags[hit] & FRONTIER, FRONTIER);
+        assert_eq!((p.pes[hit], p.latency_ns[hit]), (p.pes[f], p.latency_ns[f]));
+        assert_eq!(nearest_point(&p, &map, false, -50.0, -50.0, 6.0), None);
+        assert!((map.pes_at(map.x(64.0)) - 64.0).abs() < 1e-6);
+        assert!((map.latency_at(map.y(3.5e6)) / 3.5e6 - 1.0).abs() < 1e-9);
+    }
+}

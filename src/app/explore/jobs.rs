@@ -1,0 +1,144 @@
+//! The explore view's requests: a sweep for every settings change (debounced; only the
+//! newest answer is shown), a selected config's breakdown, exports.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use shardscope_core::view::explore::{resolve, Points};
+
+use super::super::download::save_text;
+use super::super::state::{AppState, Explored, Phase};
+use super::super::workers::WorkersHandle;
+use crate::protocol::{ExportFormat, RequestBody, ResponseBody};
+
+/// How long settings must stay unchanged before a sweep starts.
+pub const DEBOUNCE_MS: u64 = 100;
+
+/// Sweep with the current settings, unless an input is invalid (then its message shows
+/// beside it and the last results stay).
+pub fn run_sweep(state: AppState, workers: WorkersHandle) {
+    let explore = state.explore;
+    let request = match resolve(&explore.settings.get_untracked()) {
+        Ok(r) => r,
+        Err(errors) => {
+            explore.errors.set(errors);
+            return;
+        }
+    };
+    explore.errors.set(Vec::new());
+    let generation = workers.with_value(|w| {
+        let g = w.explore_generation.get() + 1;
+        w.explore_generation.set(g);
+        g
+    });
+    explore.phase.set(Phase::Loading);
+    let client = workers.with_value(|w| w.explore_worker());
+    let kept = request.clone();
+    client.request(
+        RequestBody::Explore {
+            request: Box::new(request),
+        },
+        move |response| {
+            // A newer sweep supersedes this one.
+            if workers.with_value(|w| w.explore_generation.get()) != generation {
+                return;
+            }
+            match response {
+                ResponseBody::Explored(answer) => {
+                    let Some(points) = Points::from_bytes(&answer.points) else {
+                        explore
+                            .problem
+                            .set(Some("The worker's answer was damaged.".to_string()));
+                        explore.phase.set(Phase::Error);
+                        return;
+                    };
+                    explore.problem.set(None);
+                    explore.answer.set(Some(Arc::new(Explored {
+                        report: answer.report,
+                        points,
+                        elapsed_ms: answer.elapsed_ms,
+                        request: kept.clone(),
+                    })));
+                    explore.runs.update(|n| *n += 1);
+                    explore.phase.set(Phase::Done);
+                    // The selection's breakdown belongs to the new settings.
+                    if let Some(key) = explore.selected.get_untracked() {
+                        evaluate(state, workers, key);
+                    }
+                }
+                ResponseBody::Error { message } => {
+                    explore.problem.set(Some(message));
+                    explore.phase.set(Phase::Error);
+                }
+                _ => {}
+            }
+        },
+    );
+}
+
+/// Settings changed: sweep once they have been still for [`DEBOUNCE_MS`].
+pub fn schedule_sweep(state: AppState, workers: WorkersHandle, pending: StoredValue<u64>) {
+    let ticket = pending.get_value() + 1;
+    pending.set_value(ticket);
+    set_timeout(
+        move || {
+            if pending.get_value() == ticket {
+                run_sweep(state, workers);
+            }
+        },
+        std::time::Duration::from_millis(DEBOUNCE_MS),
+    );
+}
+
+/// Select a configuration (by short key) and fetch its breakdown.
+pub fn evaluate(state: AppState, workers: WorkersHandle, key: String) {
+    let explore = state.explore;
+    let client = workers.with_value(|w| w.explore_worker());
+    let wanted = key.clone();
+    client.request(RequestBody::Evaluate { key }, move |response| {
+        if explore.selected.get_untracked().as_deref() != Some(wanted.as_str()) {
+            return;
+        }
+        match response {
+            ResponseBody::Evaluated(e) => explore.evaluation.set(Some(Arc::new(*e))),
+            ResponseBody::Error { message } => {
+                explore.evaluation.set(None);
+                explore.problem.set(Some(message));
+            }
+            _ => {}
+        }
+    });
+}
+
+/// Download `shardscope explore --format json|csv` (with `--all` when infeasible
+/// configurations are shown) for the current settings.
+pub fn export(state: AppState, workers: WorkersHandle, format: ExportFormat) {
+    let explore = state.explore;
+    let all = explore.infeasible.get_untracked();
+    let name = explore.answer.with_untracked(|a| {
+        a.as_ref().map_or_else(
+            || "shardscope-explore".to_string(),
+            |a| format!("shardscope-explore-{}-{}", a.report.model, a.report.machine),
+        )
+    });
+    let name = format!(
+        "{name}{}.{}",
+        if all { "-all" } else { "" },
+        format.extension()
+    );
+    let client = workers.with_value(|w| w.explore_worker());
+    client.request(
+        RequestBody::ExportExplore { format, all },
+        move |response| match response {
+            ResponseBody::Exported { text } => {
+                if let Err(e) = save_text(&name, &text, format.mime()) {
+                    explore
+                        .problem
+                        .set(Some(format!("The download failed: {e}")));
+                }
+            }
+            ResponseBody::Error { message } => explore.problem.set(Some(message)),
+            _ => {}
+        },
+    );
+}

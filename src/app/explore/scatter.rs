@@ -1,0 +1,309 @@
+//! The latency-versus-PEs scatter on `scatter-canvas`: the core draws it
+//! (`view::scatter`); this module sizes the canvas, paints once per animation frame,
+//! and handles hover (the config in one line), click (select), drag (zoom to a region)
+//! and double-click (reset).
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use leptos::ev::MouseEvent;
+use leptos::html;
+use leptos::prelude::*;
+use shardscope_core::view::explore::{latency_text, parse_short_key, short_key, FEASIBLE};
+use shardscope_core::view::scatter::{
+    nearest_point, scatter_scene, ScatterMap, ScatterRange, ScatterSpec,
+};
+
+use super::super::canvas::device_pixel_ratio;
+use super::super::now_ms;
+use super::super::paint::paint;
+use super::super::state::{AppState, View};
+use super::super::workers::WorkersHandle;
+use super::jobs::evaluate;
+
+/// CSS height of the scatter.
+const HEIGHT: f64 = 440.0;
+
+#[component]
+pub fn Scatter() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let workers = expect_context::<WorkersHandle>();
+    let explore = state.explore;
+    let canvas_ref = NodeRef::<html::Canvas>::new();
+    let wrap_ref = NodeRef::<html::Div>::new();
+    let width = RwSignal::new(0.0f64);
+    let zoom = RwSignal::new(None::<ScatterRange>);
+    let hover = RwSignal::new(None::<(f64, f64, usize)>);
+    let drag = StoredValue::new(None::<(f64, f64)>);
+    let band = RwSignal::new(None::<(f64, f64, f64, f64)>);
+
+    let measure = move || {
+        if let Some(wrap) = wrap_ref.get_untracked() {
+            let w = wrap.get_bounding_client_rect().width().floor();
+            if w > 0.0 && (w - width.get_untracked()).abs() > 0.5 {
+                width.set(w);
+            }
+        }
+    };
+    let _resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    Effect::new(move |_| {
+        state.view.track();
+        explore.answer.track();
+        request_animation_frame(measure);
+    });
+    // A new sweep shows its whole range.
+    Effect::new(move |_| {
+        explore.runs.track();
+        zoom.set(None);
+    });
+
+    let map = Memo::new(move |_| {
+        let w = width.get();
+        let infeasible = explore.infeasible.get();
+        let range = zoom.get().or_else(|| {
+            explore.answer.with(|a| {
+                a.as_ref()
+                    .and_then(|a| ScatterRange::fit(&a.points, infeasible))
+            })
+        })?;
+        (w > 1.0).then_some(ScatterMap {
+            width: w,
+            height: HEIGHT,
+            range,
+        })
+    });
+    let index_of = move |key: &str| -> Option<usize> {
+        explore.answer.with_untracked(|a| {
+            let a = a.as_ref()?;
+            let base = a.request.sweep.base_topology();
+            let topo = parse_short_key(key, &base).ok()?;
+            (0..a.points.len()).find(|&i| a.points.topology(i, &a.request.sweep) == Some(topo))
+        })
+    };
+
+    let scheduled = Rc::new(Cell::new(false));
+    let draw = move || {
+        let (Some(canvas), Some(m)) = (canvas_ref.get_untracked(), map.get_untracked()) else {
+            return;
+        };
+        let selected = explore.selected.get_untracked().and_then(|k| index_of(&k));
+        let pinned: Vec<usize> = explore
+            .pinned
+            .get_untracked()
+            .iter()
+            .filter_map(|k| index_of(k))
+            .collect();
+        let started = now_ms();
+        explore.answer.with_untracked(|a| {
+            let Some(a) = a.as_ref() else {
+                return;
+            };
+            let emax = a
+                .points
+                .efficiency
+                .iter()
+                .zip(&a.points.flags)
+                .filter(|(_, f)| *f & FEASIBLE != 0)
+                .map(|(e, _)| f64::from(*e))
+                .fold(0.0, f64::max);
+            let scene = scatter_scene(&ScatterSpec {
+                map: m,
+                scale: device_pixel_ratio(),
+                points: &a.points,
+                infeasible: explore.infeasible.get_untracked(),
+                selected,
+                hovered: hover.get_untracked().map(|(_, _, i)| i),
+                pinned: &pinned,
+                efficiency_max: emax,
+            });
+            if let Err(e) = paint(&canvas, &scene) {
+                web_sys::console::warn_1(&e.into());
+            }
+        });
+        let _ = canvas.set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
+    };
+    let schedule = {
+        let scheduled = Rc::clone(&scheduled);
+        move || {
+            if scheduled.replace(true) {
+                return;
+            }
+            let scheduled = Rc::clone(&scheduled);
+            request_animation_frame(move || {
+                scheduled.set(false);
+                draw();
+            });
+        }
+    };
+    Effect::new(move |_| {
+        map.track();
+        explore.answer.track();
+        explore.selected.track();
+        explore.pinned.track();
+        explore.infeasible.track();
+        hover.track();
+        if state.view.get() == View::Explore {
+            schedule();
+        }
+    });
+
+    let local = move |ev: &MouseEvent| -> Option<(f64, f64)> {
+        let rect = canvas_ref.get_untracked()?.get_bounding_client_rect();
+        Some((
+            f64::from(ev.client_x()) - rect.left(),
+            f64::from(ev.client_y()) - rect.top(),
+        ))
+    };
+    let hit = move |x: f64, y: f64| -> Option<usize> {
+        let m = map.get_untracked()?;
+        explore.answer.with_untracked(|a| {
+            let a = a.as_ref()?;
+            nearest_point(&a.points, &m, explore.infeasible.get_untracked(), x, y, 8.0)
+        })
+    };
+    let on_move = move |ev: MouseEvent| {
+        let Some((x, y)) = local(&ev) else {
+            return;
+        };
+        if let Some((x0, y0)) = drag.get_value() {
+            if (x - x0).abs() > 4.0 || (y - y0).abs() > 4.0 {
+                band.set(Some((x0.min(x), y0.min(y), x0.max(x), y0.max(y))));
+            }
+        }
+        let h = hit(x, y).map(|i| (x, y, i));
+        if h != hover.get_untracked() {
+            hover.set(h);
+        }
+    };
+    let on_down = move |ev: MouseEvent| {
+        if ev.button() == 0 {
+            drag.set_value(local(&ev));
+        }
+    };
+    let on_up = move |ev: MouseEvent| {
+        let start = drag.get_value();
+        drag.set_value(None);
+        if let Some((x0, y0, x1, y1)) = band.get_untracked() {
+            band.set(None);
+            if let Some(m) = map.get_untracked() {
+                if x1 - x0 > 8.0 && y1 - y0 > 8.0 {
+                    zoom.set(Some(ScatterRange {
+                        pes_min: m.pes_at(x0),
+                        pes_max: m.pes_at(x1),
+                        latency_min_ns: m.latency_at(y1),
+                        latency_max_ns: m.latency_at(y0),
+                    }));
+                }
+            }
+            return;
+        }
+        if start.is_none() {
+            return;
+        }
+        let Some((x, y)) = local(&ev) else {
+            return;
+        };
+        let picked = hit(x, y).and_then(|i| {
+            explore.answer.with_untracked(|a| {
+                let a = a.as_ref()?;
+                a.points
+                    .topology(i, &a.request.sweep)
+                    .map(|t| short_key(&t))
+            })
+        });
+        if let Some(key) = picked {
+            explore.selected.set(Some(key.clone()));
+            evaluate(state, workers, key);
+        }
+    };
+
+    let tooltip = move || {
+        let (x, y, i) = hover.get()?;
+        let m = map.get()?;
+        let text = explore.answer.with(|a| {
+            let a = a.as_ref()?;
+            let t = a.points.topology(i, &a.request.sweep)?;
+            let p = &a.points;
+            let fits = if p.flags[i] & FEASIBLE != 0 {
+                String::new()
+            } else {
+                " · does not fit or place (select it to see why)".to_string()
+            };
+            Some(format!(
+                "cp{} tp{} pp{} dp{} · {} · {} · {}/{} · {} — {}, {} PEs, eff {:.3}{fits}",
+                t.cp,
+                t.tp,
+                t.pp,
+                t.dp,
+                t.kv_shard_mode,
+                t.ffn_shard_scope,
+                t.tp_placement,
+                t.cp_placement,
+                t.cp_ring_variant,
+                latency_text(p.latency_ns[i]),
+                p.pes[i],
+                p.efficiency[i]
+            ))
+        })?;
+        let flip = x > m.width - 320.0;
+        Some(view! {
+            <div
+                class="timeline-tooltip"
+                role="status"
+                style=format!(
+                    "{}: {}px; top: {}px",
+                    if flip { "right" } else { "left" },
+                    if flip { m.width - x + 14.0 } else { x + 14.0 },
+                    y + 14.0
+                )
+            >
+                {text}
+            </div>
+        })
+    };
+    let band_view = move || {
+        band.get().map(|(x0, y0, x1, y1)| {
+            view! {
+                <div
+                    class="zoom-band"
+                    style=format!("left: {x0}px; top: {y0}px; width: {}px; height: {}px", x1 - x0, y1 - y0)
+                ></div>
+            }
+        })
+    };
+
+    view! {
+        <div class="scatter-toolbar">
+            <span class="muted small">
+                "Each square is a configuration that fits, coloured by efficiency; black-ringed circles are the frontier. "
+                "Hover for details, click to select, drag to zoom, double-click to reset."
+            </span>
+            <button
+                type="button"
+                class="button small"
+                disabled=move || zoom.with(Option::is_none)
+                on:click=move |_| zoom.set(None)
+            >
+                "Reset zoom"
+            </button>
+        </div>
+        <div class="scatter-wrap" node_ref=wrap_ref>
+            <canvas
+                class="scatter-canvas"
+                data-testid="scatter-canvas"
+                node_ref=canvas_ref
+                role="img"
+                tabindex="0"
+                aria-label="Latency against PEs used for every configuration; the Pareto frontier is joined by a line"
+                style=format!("height: {HEIGHT}px")
+                on:mousemove=on_move
+                on:mousedown=on_down
+                on:mouseup=on_up
+                on:mouseleave=move |_| hover.set(None)
+                on:dblclick=move |_| zoom.set(None)
+            ></canvas>
+            {band_view}
+            {tooltip}
+        </div>
+    }
+}

@@ -1,0 +1,62 @@
+//! The worker's explorer job: one sweep per request (the page sends a new one for every
+//! settings change and shows only the newest answer), kept so that a config's full
+//! breakdown and the exports need no second sweep.
+
+use shardscope_core::explorer::{evaluate, explore, explore_csv, explore_json, Evaluation};
+use shardscope_core::view::explore::{parse_short_key, ExploreRequest, Points};
+
+use crate::protocol::{ExploreAnswer, ExportFormat};
+
+/// Milliseconds from the worker's clock.
+fn now_ms() -> f64 {
+    js_sys::Reflect::get(&js_sys::global(), &"performance".into())
+        .ok()
+        .and_then(|p| wasm_bindgen::JsCast::dyn_into::<web_sys::Performance>(p).ok())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+/// The last sweep's inputs (the report is recomputed for exports with `--all`).
+pub struct ExploreJob {
+    request: ExploreRequest,
+}
+
+impl ExploreJob {
+    /// Sweep every configuration; the answer carries the frontier as records and every
+    /// configuration as packed columns.
+    pub fn run(request: ExploreRequest) -> Result<(ExploreJob, ExploreAnswer), String> {
+        let started = now_ms();
+        let (report, sweep) = explore(&request.model, &request.machine, &request.sweep, false)
+            .map_err(|e| e.to_string())?;
+        let points = Points::from_sweep(&sweep).to_bytes();
+        let answer = ExploreAnswer {
+            report,
+            points,
+            elapsed_ms: now_ms() - started,
+        };
+        Ok((ExploreJob { request }, answer))
+    }
+
+    /// The full breakdown of one configuration of the kept sweep (`key`: a short key).
+    pub fn evaluate(&self, key: &str) -> Result<Evaluation, String> {
+        let base = self.request.sweep.base_topology();
+        let topo = parse_short_key(key, &base)?;
+        evaluate(
+            &self.request.model,
+            &self.request.machine,
+            &topo,
+            self.request.sweep.options,
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    /// `shardscope explore --format json|csv [--all]` for the kept settings.
+    pub fn export(&self, format: ExportFormat, all: bool) -> Result<String, String> {
+        let r = &self.request;
+        let (report, _) =
+            explore(&r.model, &r.machine, &r.sweep, all).map_err(|e| e.to_string())?;
+        Ok(match format {
+            ExportFormat::Json => explore_json(&report),
+            ExportFormat::Csv => explore_csv(&report),
+        })
+    }
+}

@@ -1,0 +1,209 @@
+// The explore view end to end: the page's frontier equals `shardscope explore` for
+// several settings, settings changes re-run, permalinks (fresh profile, garbage),
+// exports, the scatter's pixels and the page's responsiveness during sweeps.
+import { readFileSync } from 'node:fs';
+import { assert, byTestId, cli, waitForAttr } from './assert.mjs';
+
+const runs = async (page) => Number(await byTestId(page, 'explore-status').getAttribute('data-runs'));
+
+async function openExplore(page, baseUrl, fragment = '#v=1&view=explore') {
+  // A new document each time (a fragment change alone is no navigation).
+  await page.goto('about:blank');
+  const response = await page.goto(`${baseUrl}${fragment}`);
+  assert.equal(response.status(), 200);
+  await waitForAttr(page, 'explore-status', 'data-state', 'done');
+}
+
+/** Wait for a sweep newer than `before` to be shown. */
+async function nextSweep(page, before) {
+  await page.waitForFunction(
+    (n) => {
+      const s = document.querySelector('[data-testid="explore-status"]');
+      return Number(s?.dataset.runs) > n && s.dataset.state === 'done';
+    },
+    before,
+    { timeout: 20000 },
+  );
+}
+
+function cliReport(args) {
+  return JSON.parse(cli(['explore', ...args, '--format', 'json']).toString());
+}
+
+/** Every pareto-row attribute equals the CLI's frontier, in the CLI's order. */
+async function assertFrontier(page, args) {
+  const want = cliReport(args);
+  const summary = byTestId(page, 'explore-summary');
+  assert.equal(await summary.getAttribute('data-enumerated'), String(want.total_enumerated));
+  assert.equal(await summary.getAttribute('data-feasible'), String(want.total_feasible));
+  assert.equal(await summary.getAttribute('data-pareto'), String(want.pareto.length));
+  const rows = await page.$$eval('[data-testid="pareto-row"]', (trs) => trs.map((tr) => ({ ...tr.dataset })));
+  assert.equal(rows.length, want.pareto.length, 'one pareto-row per frontier config');
+  want.pareto.forEach((c, i) => {
+    const r = rows[i];
+    for (const [attr, field] of [['cp', 'cp'], ['tp', 'tp'], ['pp', 'pp'], ['dp', 'dp'], ['kv', 'kv_shard_mode'],
+      ['ffn', 'ffn_shard_scope'], ['tpp', 'tp_placement'], ['cpp', 'cp_placement'], ['ring', 'cp_ring_variant'], ['pes', 'pes_used']]) {
+      assert.equal(r[attr], String(c[field]), `row ${i} ${attr}`);
+    }
+    assert.equal(Number(r.latencyNs), c.total_latency_ns, `row ${i} latency`);
+    assert.equal(Number(r.efficiency), c.efficiency_score, `row ${i} efficiency`);
+    assert.ok(!/e/i.test(r.latencyNs) && !/e/i.test(r.efficiency), 'plain decimals');
+  });
+  return want;
+}
+
+async function watchLongTasks(page) {
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+    }).observe({ type: 'longtask', buffered: false });
+  });
+}
+
+export const tests = [
+  {
+    name: 'the default sweep equals shardscope explore, answers in < 100 ms, and the scatter is drawn',
+    async run({ page, baseUrl }) {
+      await openExplore(page, baseUrl);
+      await assertFrontier(page, []);
+      const elapsed = Number(await byTestId(page, 'explore-summary').getAttribute('data-elapsed-ms'));
+      console.log(`        default sweep: ${elapsed} ms in the worker`);
+      assert.ok(elapsed < 100, `sweep took ${elapsed} ms`);
+      const canvas = byTestId(page, 'scatter-canvas');
+      await page.waitForFunction(() => document.querySelector('[data-testid="scatter-canvas"]').dataset.paintMs);
+      const pixels = await canvas.evaluate((c) => {
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        const colours = new Set();
+        for (let i = 0; i < d.length; i += 4 * 5) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+        return { colours: colours.size, width: c.width, css: c.getBoundingClientRect().width };
+      });
+      assert.ok(pixels.colours > 20, `${pixels.colours} colours`);
+      assert.equal(pixels.width, Math.round(pixels.css * (await page.evaluate(() => devicePixelRatio))));
+      console.log(`        scatter paint: ${await canvas.getAttribute('data-paint-ms')} ms`);
+    },
+  },
+  {
+    name: 'settings changed through the inputs re-run the sweep: an MoE model with ep 8, then prefill',
+    async run({ page, baseUrl }) {
+      await openExplore(page, baseUrl);
+      await watchLongTasks(page);
+      let before = await runs(page);
+      await byTestId(page, 'model-select').selectOption('deepseek-v3');
+      await byTestId(page, 'ep-input').fill('8');
+      await byTestId(page, 'ep-input').press('Tab');
+      await byTestId(page, 'batch-input').fill('64');
+      await byTestId(page, 'batch-input').press('Tab');
+      await nextSweep(page, before);
+      await page.waitForTimeout(250);
+      await assertFrontier(page, ['--model', 'deepseek-v3', '--ep', '8', '--batch', '64']);
+
+      before = await runs(page);
+      await byTestId(page, 'model-select').selectOption('llama3.1-8b');
+      await byTestId(page, 'ep-input').fill('1');
+      await byTestId(page, 'ep-input').press('Tab');
+      await byTestId(page, 'batch-input').fill('1');
+      await byTestId(page, 'batch-input').press('Tab');
+      await byTestId(page, 'mode-select').selectOption('prefill');
+      await byTestId(page, 's-kv-input').fill('4096');
+      await byTestId(page, 's-kv-input').press('Tab');
+      await nextSweep(page, before);
+      await page.waitForTimeout(250);
+      await assertFrontier(page, ['--model', 'llama3.1-8b', '--mode', 'prefill', '--s-kv', '4096']);
+      const longTasks = await page.evaluate(() => window.__longTasks);
+      console.log(`        long tasks during sweeps: ${JSON.stringify(longTasks)}`);
+      assert.deepEqual(longTasks, [], 'no main-thread task over 50 ms');
+    },
+  },
+  {
+    name: 'a bad input is explained beside it and never sweeps; SLAs filter before the Pareto step',
+    async run({ page, baseUrl }) {
+      await openExplore(page, baseUrl);
+      const before = await runs(page);
+      await byTestId(page, 'batch-input').fill('0');
+      await byTestId(page, 'batch-input').press('Tab');
+      await page.waitForFunction(() => document.querySelector('#batch-input-error')?.textContent.length > 0);
+      assert.equal(await page.locator('#batch-input-error').innerText(), '--batch (0) must be between 1 and 16777216');
+      await page.waitForTimeout(300);
+      assert.equal(await runs(page), before, 'no sweep');
+      await byTestId(page, 'batch-input').fill('1');
+      await byTestId(page, 'sla-tpot-input').fill('6');
+      await byTestId(page, 'sla-tpot-input').press('Tab');
+      await nextSweep(page, before);
+      await page.waitForTimeout(250);
+      const want = await assertFrontier(page, ['--sla-tpot-ms', '6']);
+      assert.ok(want.total_within_sla !== undefined);
+    },
+  },
+  {
+    name: 'selecting a config explains it; a permalink restores settings, selection and pins in a fresh profile',
+    async run({ page, baseUrl, freshPage }) {
+      await openExplore(page, baseUrl, '#v=1&view=explore&model=mixtral-8x7b&batch=8');
+      await assertFrontier(page, ['--model', 'mixtral-8x7b', '--batch', '8']);
+      const row = byTestId(page, 'pareto-row').nth(1);
+      await row.click();
+      const detail = byTestId(page, 'config-detail');
+      await detail.waitFor();
+      for (const a of ['data-cp', 'data-tp', 'data-pp', 'data-dp', 'data-kv', 'data-ffn', 'data-tpp', 'data-cpp', 'data-ring', 'data-latency-ns', 'data-pes', 'data-efficiency']) {
+        assert.equal(await detail.getAttribute(a), await row.getAttribute(a), a);
+      }
+      assert.match(await detail.innerText(), /Bottleneck/);
+      await byTestId(page, 'pin-config').click();
+      await page.waitForTimeout(400);
+      const href = await byTestId(page, 'permalink').getAttribute('href');
+      assert.match(href, /model=mixtral-8x7b/);
+      assert.match(href, /cfg=/);
+      assert.match(href, /pin=/);
+      assert.ok(href.length < 2000);
+      const key = await detail.getAttribute('data-key');
+
+      const other = await freshPage();
+      await other.goto(href);
+      await waitForAttr(other, 'explore-status', 'data-state', 'done');
+      assert.equal(await byTestId(other, 'model-select').inputValue(), 'mixtral-8x7b');
+      assert.equal(await byTestId(other, 'batch-input').inputValue(), '8');
+      await assertFrontier(other, ['--model', 'mixtral-8x7b', '--batch', '8']);
+      await byTestId(other, 'config-detail').waitFor();
+      assert.equal(await byTestId(other, 'config-detail').getAttribute('data-key'), key);
+      assert.match(await byTestId(other, 'pinned-compare').innerText(), new RegExp(key.replaceAll('.', '\\.').replaceAll('+', '\\+')));
+      assert.equal(await byTestId(other, 'link-notice').count(), 0);
+    },
+  },
+  {
+    name: 'garbage and truncated links open the explore view with defaults and one notice',
+    async run({ page, baseUrl }) {
+      for (const fragment of [
+        '#v=1&view=explore&model=gpt-9&batch=-3&cfg=nonsense&pin=a,b',
+        '#v=1&view=explore&model=llama3.1-70b&s_kv=327',
+        '#v=1&view=explore&%E0%A4%A=1&mode=',
+        '#v=7&view=explore',
+      ]) {
+        await openExplore(page, baseUrl, fragment);
+        assert.equal(await byTestId(page, 'view-explore').getAttribute('aria-selected'), 'true', fragment);
+        assert.ok(await byTestId(page, 'pareto-row').count() > 0, fragment);
+        const notices = await byTestId(page, 'link-notice').count();
+        assert.ok(notices <= 1, fragment);
+        if (!fragment.includes('s_kv=327')) assert.equal(notices, 1, `notice for ${fragment}`);
+      }
+      // The last link holds nothing usable but the view: every setting is the default.
+      assert.equal(await byTestId(page, 's-kv-input').inputValue(), '32768');
+    },
+  },
+  {
+    name: 'explore-export-json is byte for byte shardscope explore --format json (and --all with infeasible shown)',
+    async run({ page, baseUrl }) {
+      await openExplore(page, baseUrl, '#v=1&view=explore&model=qwen2.5-72b');
+      const [json] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'explore-export-json').click()]);
+      assert.equal(readFileSync(await json.path(), 'utf8'), cli(['explore', '--model', 'qwen2.5-72b', '--format', 'json']).toString());
+      const [csv] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'explore-export-csv').click()]);
+      assert.equal(readFileSync(await csv.path(), 'utf8'), cli(['explore', '--model', 'qwen2.5-72b', '--format', 'csv']).toString());
+      await byTestId(page, 'infeasible-toggle').check();
+      const [all] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'explore-export-json').click()]);
+      assert.equal(readFileSync(await all.path(), 'utf8'), cli(['explore', '--model', 'qwen2.5-72b', '--all', '--format', 'json']).toString());
+      const [png] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'explore-export-png').click()]);
+      const bytes = readFileSync(await png.path());
+      assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
+      assert.equal(bytes.readUInt32BE(16), await byTestId(page, 'scatter-canvas').evaluate((c) => c.width));
+    },
+  },
+];
