@@ -2,7 +2,10 @@
 //! settings change and shows only the newest answer), kept so that a config's full
 //! breakdown and the exports need no second sweep.
 
-use shardscope_core::explorer::{evaluate, explore, explore_csv, explore_json, Evaluation};
+use shardscope_core::explorer::{
+    batch_sweep, evaluate, explore, explore_csv, explore_json, sensitivity, BatchSweepReport,
+    Evaluation, SensitivityReport,
+};
 use shardscope_core::view::explore::{parse_short_key, ExploreRequest, Points};
 
 use crate::protocol::{ExploreAnswer, ExportFormat};
@@ -47,6 +50,18 @@ impl ExploreJob {
             self.request.sweep.options,
         )
         .map_err(|e| e.to_string())
+    }
+
+    /// `shardscope sensitivity --baseline <key>` for the kept settings.
+    pub fn sensitivity(&self, key: &str) -> Result<SensitivityReport, String> {
+        let r = &self.request;
+        let topo = parse_short_key(key, &r.sweep.base_topology())?;
+        sensitivity(&r.model, &r.machine, &topo, r.sweep.options).map_err(|e| e.to_string())
+    }
+
+    /// `shardscope explore --batch-sweep …` for `r`'s settings.
+    pub fn batch_sweep(r: &ExploreRequest, batches: &[u32]) -> Result<BatchSweepReport, String> {
+        batch_sweep(&r.model, &r.machine, &r.sweep, batches).map_err(|e| e.to_string())
     }
 
     /// `shardscope explore --format json|csv [--all]` for the kept settings.

@@ -16,8 +16,9 @@
 use serde::{Deserialize, Serialize};
 use shardscope_core::analysis::{AnalyzeSettings, IntervalRow};
 use shardscope_core::attribution::{AttributionConfig, SettingsError};
-use shardscope_core::explorer::{Evaluation, ExploreReport};
+use shardscope_core::explorer::{Evaluation, ExploreReport, SensitivityReport};
 use shardscope_core::trace::{LoadError, LoadWarning};
+use shardscope_core::view::charts::BatchPlane;
 use shardscope_core::view::explore::ExploreRequest;
 use shardscope_core::view::lod::{LaneWindow, RankSummary, WindowData, WindowQuery};
 use wasm_bindgen::JsValue;
@@ -97,6 +98,15 @@ pub enum RequestBody {
     Evaluate { key: String },
     /// `shardscope explore --format json|csv [--all]` for the last sweep's settings.
     ExportExplore { format: ExportFormat, all: bool },
+    /// The one-knob sensitivity around a configuration of the last sweep (short key)
+    /// ([`ResponseBody::Sensitivity`]).
+    Sensitivity { key: String },
+    /// These settings at each batch size ([`ResponseBody::BatchSwept`]); stateless, so
+    /// it can run in a worker of its own and be cancelled by terminating it.
+    BatchSweep {
+        request: Box<ExploreRequest>,
+        batches: Vec<u32>,
+    },
 }
 
 /// A text export of the results.
@@ -332,9 +342,13 @@ pub struct WorkerResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ResponseBody {
     /// Posted once, first, unsolicited, with id [`READY_ID`]: the worker can take requests.
-    Ready { core_version: String },
+    Ready {
+        core_version: String,
+    },
     /// The answer to [`RequestBody::Ping`].
-    Pong { core_version: String },
+    Pong {
+        core_version: String,
+    },
     /// Work in progress on the request with this id (not final).
     Progress {
         done_bytes: u64,
@@ -342,7 +356,9 @@ pub enum ResponseBody {
         stage: Stage,
     },
     /// The answer to [`RequestBody::ReadBlobInfo`], one entry per blob, in request order.
-    BlobInfo { files: Vec<BlobSummary> },
+    BlobInfo {
+        files: Vec<BlobSummary>,
+    },
     /// The answer to [`RequestBody::Load`] and [`RequestBody::Reattribute`] (also when
     /// some files failed or the settings were rejected: see [`TraceReport::problems`]).
     Analyzed(Box<TraceReport>),
@@ -350,6 +366,9 @@ pub enum ResponseBody {
     Explored(Box<ExploreAnswer>),
     /// One configuration's breakdown ([`RequestBody::Evaluate`]).
     Evaluated(Box<Evaluation>),
+    Sensitivity(Box<SensitivityReport>),
+    /// The batch view's points ([`RequestBody::BatchSweep`]).
+    BatchSwept(Box<BatchPlane>),
     /// The answer to [`RequestBody::Window`].
     Window(WindowPayload),
     /// The answer to [`RequestBody::Overview`]: `f32` per column, little-endian.
@@ -358,10 +377,14 @@ pub enum ResponseBody {
         gap_max: Vec<u8>,
     },
     /// The answer to [`RequestBody::Export`].
-    Exported { text: String },
+    Exported {
+        text: String,
+    },
     /// The request failed (or could not be decoded). `message` says what and where,
     /// in words meant for the user.
-    Error { message: String },
+    Error {
+        message: String,
+    },
 }
 
 impl ResponseBody {

@@ -15,6 +15,8 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::blob::read_blob_info;
+use shardscope_core::view::charts::BatchPlane;
+
 use crate::explore_job::ExploreJob;
 use crate::protocol::{
     from_js, peek_id, to_js, RequestBody, ResponseBody, Stage, WorkerRequest, WorkerResponse,
@@ -209,6 +211,19 @@ fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> 
             },
             None => no_sweep(),
         }),
+        RequestBody::Sensitivity { key } => EXPLORE.with(|e| match e.borrow().as_ref() {
+            Some(job) => match job.sensitivity(&key) {
+                Ok(report) => ResponseBody::Sensitivity(Box::new(report)),
+                Err(message) => ResponseBody::Error { message },
+            },
+            None => no_sweep(),
+        }),
+        RequestBody::BatchSweep { request, batches } => {
+            match ExploreJob::batch_sweep(&request, &batches) {
+                Ok(report) => ResponseBody::BatchSwept(Box::new(BatchPlane::from_report(&report))),
+                Err(message) => ResponseBody::Error { message },
+            }
+        }
         RequestBody::ExportExplore { format, all } => EXPLORE.with(|e| match e.borrow().as_ref() {
             Some(job) => match job.export(format, all) {
                 Ok(text) => ResponseBody::Exported { text },

@@ -28,19 +28,87 @@ fn style(c: Rgba, fill: bool, stroke: u32) -> ShapeStyle {
 
 /// Paint `scene` on `canvas`, resizing its backing store to the scene's size.
 pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene) -> Result<(), String> {
+    clear(canvas, scene)?;
+    paint_shapes(canvas, &scene.shapes, &mut || false).map(|_| ())
+}
+
+/// Size the backing store and fill the background.
+fn clear(canvas: &HtmlCanvasElement, scene: &Scene) -> Result<(), String> {
     if canvas.width() != scene.width {
         canvas.set_width(scene.width);
     }
     if canvas.height() != scene.height {
         canvas.set_height(scene.height);
     }
+    if let Some(bg) = scene.background {
+        let backend = CanvasBackend::with_canvas_object(canvas.clone())
+            .ok_or("this browser cannot draw on a canvas")?;
+        backend
+            .into_drawing_area()
+            .fill(&color(bg))
+            .map_err(|e| format!("drawing failed: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Paint `scene` a slice per animation frame, each slice at most `budget_ms` long, so
+/// that no picture, however many shapes it has, blocks the page. A newer call for the
+/// same `token` (incremented by the caller) abandons an unfinished one. `done` runs
+/// after the last shape.
+pub fn paint_sliced(
+    canvas: HtmlCanvasElement,
+    scene: std::rc::Rc<Scene>,
+    budget_ms: f64,
+    token: std::rc::Rc<std::cell::Cell<u64>>,
+    done: std::rc::Rc<dyn Fn()>,
+) {
+    let mine = token.get();
+    if let Err(e) = clear(&canvas, &scene) {
+        web_sys::console::warn_1(&e.into());
+        return;
+    }
+    fn slice(
+        canvas: HtmlCanvasElement,
+        scene: std::rc::Rc<Scene>,
+        from: usize,
+        budget_ms: f64,
+        token: std::rc::Rc<std::cell::Cell<u64>>,
+        mine: u64,
+        done: std::rc::Rc<dyn Fn()>,
+    ) {
+        if token.get() != mine {
+            return;
+        }
+        let deadline = super::now_ms() + budget_ms;
+        let mut late = || super::now_ms() > deadline;
+        match paint_shapes(
+            &canvas,
+            &scene.shapes[from.min(scene.shapes.len())..],
+            &mut late,
+        ) {
+            Ok(n) if from + n < scene.shapes.len() => {
+                let next = from + n;
+                leptos::prelude::request_animation_frame(move || {
+                    slice(canvas, scene, next, budget_ms, token, mine, done)
+                });
+            }
+            Ok(_) => done(),
+            Err(e) => web_sys::console::warn_1(&e.into()),
+        }
+    }
+    slice(canvas, scene, 0, budget_ms, token, mine, done);
+}
+
+/// Paint `shapes` until `stop()` says so (checked every 256 shapes); how many were painted.
+fn paint_shapes(
+    canvas: &HtmlCanvasElement,
+    shapes: &[Shape],
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<usize, String> {
     let backend = CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or("this browser cannot draw on a canvas")?;
     let root = backend.into_drawing_area();
     let fail = |e: DrawingAreaErrorKind<_>| format!("drawing failed: {e}");
-    if let Some(bg) = scene.background {
-        root.fill(&color(bg)).map_err(fail)?;
-    }
     let context = canvas
         .get_context("2d")
         .ok()
@@ -48,7 +116,11 @@ pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene) -> Result<(), String> {
         .and_then(|c| wasm_bindgen::JsCast::dyn_into::<CanvasRenderingContext2d>(c).ok());
     // The fill colour set on the context by the fast path (plotters resets it).
     let mut fill_style: Option<Rgba> = None;
-    for shape in &scene.shapes {
+    for (n, shape) in shapes.iter().enumerate() {
+        if n > 0 && n % 256 == 0 && stop() {
+            root.present().map_err(fail)?;
+            return Ok(n);
+        }
         if let (
             Some(ctx),
             Shape::Rect {
@@ -156,5 +228,5 @@ pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene) -> Result<(), String> {
         }
     }
     root.present().map_err(fail)?;
-    Ok(())
+    Ok(shapes.len())
 }

@@ -10,8 +10,9 @@ use shardscope_core::analysis::AnalyzeSettings;
 use shardscope_core::attribution::{
     AttributionConfig, Classification, OverrideValue, Preset, SettingsError, OVERRIDE_FIELDS,
 };
-use shardscope_core::explorer::{Evaluation, ExploreReport};
+use shardscope_core::explorer::{Evaluation, ExploreReport, SensitivityReport};
 use shardscope_core::trace::{LoadError, LoadWarning};
+use shardscope_core::view::charts::BatchPlane;
 use shardscope_core::view::explore::{ExploreRequest, ExploreSettings, FieldError, Points};
 use shardscope_core::view::lod::WindowData;
 use shardscope_core::view::permalink::{ExploreLink, Link, TraceLink};
@@ -339,6 +340,11 @@ pub struct ExploreState {
     pub sort: RwSignal<(ParetoSort, bool)>,
     /// Sweeps answered so far (tells one answer from the next).
     pub runs: RwSignal<u64>,
+    /// The selected configuration's one-knob sensitivity.
+    pub sensitivity: RwSignal<Option<Arc<SensitivityReport>>>,
+    /// The batch view (B = 1…512) of the current settings, and whether one is running.
+    pub batch: RwSignal<Option<Arc<BatchPlane>>>,
+    pub batch_running: RwSignal<bool>,
 }
 
 /// The frontier table's sortable columns.
@@ -363,6 +369,9 @@ impl ExploreState {
             infeasible: RwSignal::new(link.infeasible),
             sort: RwSignal::new((ParetoSort::Latency, true)),
             runs: RwSignal::new(0),
+            sensitivity: RwSignal::new(None),
+            batch: RwSignal::new(None),
+            batch_running: RwSignal::new(false),
         }
     }
 

@@ -35,6 +35,9 @@ pub struct Workers {
     /// trace load never delays a sweep; and the newest sweep's number.
     explore: RefCell<Option<WorkerClient>>,
     pub explore_generation: Cell<u64>,
+    /// Batch sweeps run in a worker of their own: cancelling one is `terminate()`.
+    batch: RefCell<Option<WorkerClient>>,
+    pub batch_generation: Cell<u64>,
 }
 
 /// The page's handle on its workers (context value).
@@ -53,6 +56,8 @@ impl Workers {
             window_pending: RefCell::new(VecDeque::new()),
             explore: RefCell::new(None),
             explore_generation: Cell::new(0),
+            batch: RefCell::new(None),
+            batch_generation: Cell::new(0),
         };
         *workers.spare.borrow_mut() = Some(start_pinged(state));
         workers
@@ -79,6 +84,22 @@ impl Workers {
             .borrow_mut()
             .get_or_insert_with(|| start_worker(self.state))
             .clone()
+    }
+
+    /// The batch-sweep worker (started on first use).
+    pub fn batch_worker(&self) -> WorkerClient {
+        self.batch
+            .borrow_mut()
+            .get_or_insert_with(|| start_worker(self.state))
+            .clone()
+    }
+
+    /// Stop the running batch sweep at once (its worker is terminated).
+    pub fn cancel_batch(&self) {
+        if let Some(worker) = self.batch.borrow_mut().take() {
+            worker.terminate();
+        }
+        self.batch_generation.set(self.batch_generation.get() + 1);
     }
 
     /// The worker that holds the trace, if any.

@@ -170,6 +170,37 @@ export const tests = [
     },
   },
   {
+    name: 'the sensitivity and batch canvases are drawn; a batch sweep never blocks the page and can be cancelled',
+    async run({ page, baseUrl }) {
+      await openExplore(page, baseUrl, '#v=1&view=explore&tpot=20');
+      await byTestId(page, 'pareto-row').first().click();
+      for (const id of ['sensitivity-canvas', 'batch-canvas']) {
+        await page.waitForSelector(`[data-testid="${id}"][data-drawn]`, { timeout: 20000 });
+        const colours = await byTestId(page, id).evaluate((c) => {
+          const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+          const set = new Set();
+          for (let i = 0; i < d.length; i += 4 * 3) set.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+          return set.size;
+        });
+        assert.ok(colours > 10, `${id}: ${colours} colours`);
+      }
+      await waitForAttr(page, 'batch-view', 'data-state', 'done');
+      await watchLongTasks(page);
+      const t0 = Date.now();
+      await byTestId(page, 'batch-run').click();
+      await waitForAttr(page, 'batch-view', 'data-state', 'running');
+      await waitForAttr(page, 'batch-view', 'data-state', 'done', 30000);
+      console.log(`        batch sweep (B = 1…512): ${Date.now() - t0} ms in the page`);
+      await page.waitForTimeout(300);
+      assert.deepEqual(await page.evaluate(() => window.__longTasks), [], 'no main-thread task over 50 ms');
+      // Cancel: the running batch sweep stops at once; the last batch view stays.
+      await byTestId(page, 'batch-run').click();
+      await waitForAttr(page, 'batch-view', 'data-state', 'running');
+      await byTestId(page, 'batch-cancel').click();
+      await waitForAttr(page, 'batch-view', 'data-state', 'done', 1000);
+    },
+  },
+  {
     name: 'garbage and truncated links open the explore view with defaults and one notice',
     async run({ page, baseUrl }) {
       for (const fragment of [

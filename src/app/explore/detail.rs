@@ -12,6 +12,7 @@ use shardscope_core::view::explore::{
 use shardscope_core::view::permalink::MAX_PINNED;
 
 use super::super::state::AppState;
+use super::charts::SensitivityChart;
 
 fn attr(e: &Evaluation, name: &str) -> String {
     config_attributes(&e.config)
@@ -203,6 +204,7 @@ pub fn ConfigDetail() -> impl IntoView {
                             c.weights_gb, c.kv_gb, c.transient_gb, used, budget, c.hbm_utilization * 100.0
                         )}
                     </p>
+                    <SensitivityChart />
                     <div class="detail-actions">
                         <button
                             type="button"

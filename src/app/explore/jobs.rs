@@ -65,6 +65,8 @@ pub fn run_sweep(state: AppState, workers: WorkersHandle) {
                     if let Some(key) = explore.selected.get_untracked() {
                         evaluate(state, workers, key);
                     }
+                    // So does the batch view.
+                    run_batch(state, workers);
                 }
                 ResponseBody::Error { message } => {
                     explore.problem.set(Some(message));
@@ -90,10 +92,55 @@ pub fn schedule_sweep(state: AppState, workers: WorkersHandle, pending: StoredVa
     );
 }
 
-/// Select a configuration (by short key) and fetch its breakdown.
+/// The batch sizes of the batch view.
+pub const BATCHES: [u32; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+
+/// Sweep the current settings at every batch size of [`BATCHES`] in the batch worker;
+/// a newer call or [`cancel_batch`] supersedes it.
+pub fn run_batch(state: AppState, workers: WorkersHandle) {
+    let explore = state.explore;
+    let Some(request) = explore
+        .answer
+        .with_untracked(|a| a.as_ref().map(|a| a.request.clone()))
+    else {
+        return;
+    };
+    let generation = workers.with_value(|w| {
+        w.cancel_batch();
+        w.batch_generation.get()
+    });
+    explore.batch_running.set(true);
+    let client = workers.with_value(|w| w.batch_worker());
+    client.request(
+        RequestBody::BatchSweep {
+            request: Box::new(request),
+            batches: BATCHES.to_vec(),
+        },
+        move |response| {
+            if workers.with_value(|w| w.batch_generation.get()) != generation {
+                return;
+            }
+            explore.batch_running.set(false);
+            match response {
+                ResponseBody::BatchSwept(report) => explore.batch.set(Some(Arc::new(*report))),
+                ResponseBody::Error { message } => explore.problem.set(Some(message)),
+                _ => {}
+            }
+        },
+    );
+}
+
+/// Stop the running batch sweep; the last batch view stays.
+pub fn cancel_batch(state: AppState, workers: WorkersHandle) {
+    workers.with_value(|w| w.cancel_batch());
+    state.explore.batch_running.set(false);
+}
+
+/// Select a configuration (by short key) and fetch its breakdown and sensitivity.
 pub fn evaluate(state: AppState, workers: WorkersHandle, key: String) {
     let explore = state.explore;
     let client = workers.with_value(|w| w.explore_worker());
+    let for_sensitivity = key.clone();
     let wanted = key.clone();
     client.request(RequestBody::Evaluate { key }, move |response| {
         if explore.selected.get_untracked().as_deref() != Some(wanted.as_str()) {
@@ -108,6 +155,20 @@ pub fn evaluate(state: AppState, workers: WorkersHandle, key: String) {
             _ => {}
         }
     });
+    let wanted = for_sensitivity.clone();
+    client.request(
+        RequestBody::Sensitivity {
+            key: for_sensitivity,
+        },
+        move |response| {
+            if explore.selected.get_untracked().as_deref() != Some(wanted.as_str()) {
+                return;
+            }
+            if let ResponseBody::Sensitivity(report) = response {
+                explore.sensitivity.set(Some(Arc::new(*report)));
+            }
+        },
+    );
 }
 
 /// Download `shardscope explore --format json|csv` (with `--all` when infeasible

@@ -6,6 +6,7 @@
 //! summary, frontier table). What is computed or decided lives in the core
 //! (`view::explore`, `view::scatter`).
 
+pub mod charts;
 pub mod detail;
 pub mod jobs;
 pub mod scatter;
@@ -23,6 +24,7 @@ use super::download::save_canvas_png;
 use super::state::{AppState, ParetoSort, Phase, View};
 use super::workers::WorkersHandle;
 use crate::protocol::ExportFormat;
+use charts::BatchView;
 use detail::{ConfigDetail, PinnedCompare};
 use jobs::{evaluate, export, schedule_sweep};
 use scatter::Scatter;
@@ -457,6 +459,7 @@ pub fn ExploreView() -> impl IntoView {
                     <PinnedCompare />
                 </div>
                 <ParetoTable />
+                <BatchView />
             </div>
         </div>
     }

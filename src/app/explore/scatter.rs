@@ -16,7 +16,7 @@ use shardscope_core::view::scatter::{
 
 use super::super::canvas::device_pixel_ratio;
 use super::super::now_ms;
-use super::super::paint::paint;
+use super::super::paint::paint_sliced;
 use super::super::state::{AppState, View};
 use super::super::workers::WorkersHandle;
 use super::jobs::evaluate;
@@ -82,6 +82,7 @@ pub fn Scatter() -> impl IntoView {
     };
 
     let scheduled = Rc::new(Cell::new(false));
+    let paint_token = Rc::new(Cell::new(0u64));
     let draw = move || {
         let (Some(canvas), Some(m)) = (canvas_ref.get_untracked(), map.get_untracked()) else {
             return;
@@ -94,6 +95,7 @@ pub fn Scatter() -> impl IntoView {
             .filter_map(|k| index_of(k))
             .collect();
         let started = now_ms();
+        let token = Rc::clone(&paint_token);
         explore.answer.with_untracked(|a| {
             let Some(a) = a.as_ref() else {
                 return;
@@ -116,12 +118,23 @@ pub fn Scatter() -> impl IntoView {
                 pinned: &pinned,
                 efficiency_max: emax,
             });
-            if let Err(e) = paint(&canvas, &scene) {
-                web_sys::console::warn_1(&e.into());
-            }
+            token.set(token.get() + 1);
+            let target = canvas.clone();
+            let done: Rc<dyn Fn()> = Rc::new(move || {
+                // Wall time to the last slice (frames in between included).
+                let _ =
+                    target.set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
+            });
+            paint_sliced(
+                canvas.clone(),
+                Rc::new(scene),
+                12.0,
+                Rc::clone(&token),
+                done,
+            );
         });
-        let _ = canvas.set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
     };
+    let draw = Rc::new(draw);
     let schedule = {
         let scheduled = Rc::clone(&scheduled);
         move || {
@@ -129,6 +142,7 @@ pub fn Scatter() -> impl IntoView {
                 return;
             }
             let scheduled = Rc::clone(&scheduled);
+            let draw = Rc::clone(&draw);
             request_animation_frame(move || {
                 scheduled.set(false);
                 draw();

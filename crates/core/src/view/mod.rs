@@ -4,6 +4,7 @@
 //! evidence ([`explain`]) and number formatting ([`format`]). No web dependencies:
 //! the page's canvas and DOM code only paints and wires what these return.
 
+pub mod charts;
 pub mod explain;
 pub mod explore;
 pub mod format;

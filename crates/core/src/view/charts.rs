@@ -1,0 +1,448 @@
+//! The explorer's two small charts as [`Scene`]s: the one-knob sensitivity of the
+//! selected configuration (small multiples for CP, TP, PP, DP, EP on one latency scale)
+//! and the batch view (throughput per PE against throughput per user, one frontier per
+//! batch size, the TPOT objective as a guide line).
+
+use serde::{Deserialize, Serialize};
+
+use crate::explorer::{BatchSweepReport, Mode, SensitivityReport, ServingScore};
+
+use super::explore::efficiency_color;
+use super::format::format_duration;
+use super::scene::{palette, HAlign, Rgba, Scene, VAlign};
+
+/// 1, 2, 5 × powers of ten inside `[lo, hi]` (only powers when there is little room).
+fn log_ticks(lo: f64, hi: f64, room_px: f64) -> Vec<f64> {
+    if !(lo > 0.0 && hi > lo) {
+        return Vec::new();
+    }
+    let steps: &[f64] = if room_px / (hi / lo).log10().max(0.1) > 90.0 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let mut out = Vec::new();
+    let mut p = 10f64.powf(lo.log10().floor());
+    while p <= hi * 1.0001 {
+        for &m in steps {
+            let t = p * m;
+            if t >= lo && t <= hi {
+                out.push(t);
+            }
+        }
+        p *= 10.0;
+    }
+    out
+}
+
+fn log_pos(v: f64, lo: f64, hi: f64, a: f64, b: f64) -> f64 {
+    a + (v.log10() - lo.log10()) / (hi.log10() - lo.log10()).max(1e-9) * (b - a)
+}
+
+/// `12.3k`, `450`, `3.2M`: tokens per second on an axis.
+fn rate_label(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.3}M", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.3}k", v / 1e3)
+    } else {
+        format!("{v:.3}")
+    }
+    .trim_end_matches('0')
+    .trim_end_matches('.')
+    .to_string()
+}
+
+/// The sensitivity small multiples on a `width` × `height` CSS px canvas.
+pub fn sensitivity_scene(report: &SensitivityReport, width: f64, height: f64, scale: f64) -> Scene {
+    let s = scale;
+    let mut scene = Scene::new(
+        (width * s).round().max(1.0) as u32,
+        (height * s).round().max(1.0) as u32,
+    );
+    scene.background = Some(palette::WHITE);
+    let font = 10.5 * s;
+    let finite = report
+        .rows
+        .iter()
+        .flat_map(|r| r.latencies_ns.iter().copied())
+        .filter(|l| l.is_finite() && *l > 0.0);
+    let (lo, hi) = finite.fold((f64::MAX, f64::MIN), |(a, b), l| (a.min(l), b.max(l)));
+    if lo > hi {
+        scene.text(
+            width / 2.0 * s,
+            height / 2.0 * s,
+            "no latency to show",
+            font,
+            palette::MUTED,
+            HAlign::Center,
+            VAlign::Middle,
+        );
+        return scene;
+    }
+    let (lo, hi) = (lo / 1.25, hi * 1.25);
+    let left = 58.0;
+    let (top, bottom) = (18.0, height - 22.0);
+    let n = report.rows.len().max(1) as f64;
+    let panel = (width - left - 6.0) / n;
+    for t in log_ticks(lo, hi, bottom - top) {
+        let y = log_pos(t, lo, hi, bottom, top);
+        scene.line(
+            vec![(left * s, y * s), ((width - 6.0) * s, y * s)],
+            palette::GRID,
+            s,
+        );
+        scene.text(
+            (left - 4.0) * s,
+            y * s,
+            format_duration(t.round() as i64),
+            font,
+            palette::MUTED,
+            HAlign::Right,
+            VAlign::Middle,
+        );
+    }
+    for (k, row) in report.rows.iter().enumerate() {
+        let x0 = left + panel * k as f64 + 8.0;
+        let x1 = left + panel * (k + 1) as f64 - 8.0;
+        scene.outline(x0 * s, top * s, x1 * s, bottom * s, palette::GRID, s);
+        scene.text(
+            (x0 + x1) / 2.0 * s,
+            2.0 * s,
+            row.knob.as_str().to_ascii_uppercase(),
+            font,
+            palette::INK,
+            HAlign::Center,
+            VAlign::Top,
+        );
+        let m = row.values.len().max(1) as f64;
+        let x_of = |i: usize| x0 + (x1 - x0) * (i as f64 + 0.5) / m;
+        // Value labels 22 px apart at least (and always the baseline's).
+        let stride = ((22.0 * m / (x1 - x0).max(1.0)).ceil() as usize).max(1);
+        let mut line = Vec::new();
+        for (i, (&v, &l)) in row.values.iter().zip(&row.latencies_ns).enumerate() {
+            let x = x_of(i);
+            if i % stride == 0 || v == row.baseline_value {
+                scene.text(
+                    x * s,
+                    (bottom + 4.0) * s,
+                    v.to_string(),
+                    font * 0.92,
+                    if v == row.baseline_value {
+                        palette::INK
+                    } else {
+                        palette::MUTED
+                    },
+                    HAlign::Center,
+                    VAlign::Top,
+                );
+            }
+            if !(l.is_finite() && l > 0.0) {
+                continue;
+            }
+            let y = log_pos(l, lo, hi, bottom, top);
+            let fits = row.fits.get(i).copied().unwrap_or(false);
+            if fits {
+                line.push((x * s, y * s));
+                scene.circle(x * s, y * s, 3.2 * s, palette::BLUE, true);
+            } else {
+                // Does not fit or place: a cross.
+                let r = 3.2 * s;
+                let c = palette::VERMILLION;
+                scene.line(
+                    vec![(x * s - r, y * s - r), (x * s + r, y * s + r)],
+                    c,
+                    1.5 * s,
+                );
+                scene.line(
+                    vec![(x * s - r, y * s + r), (x * s + r, y * s - r)],
+                    c,
+                    1.5 * s,
+                );
+            }
+            if v == row.baseline_value {
+                scene.circle(x * s, y * s, 6.5 * s, palette::INK, false);
+            }
+        }
+        scene.line(line, palette::BLUE.alpha(0.6), 1.5 * s);
+    }
+    scene
+}
+
+/// Tokens per second per user: decode steps make one token per step; a prefill step
+/// serves the whole prompt.
+fn per_user(c: &ServingScore, mode: Mode, s_kv: u64) -> f64 {
+    let per_step = match mode {
+        Mode::Decode => 1.0,
+        Mode::Prefill => s_kv as f64,
+    };
+    if c.config.total_latency_ns > 0.0 {
+        per_step * 1e9 / c.config.total_latency_ns
+    } else {
+        0.0
+    }
+}
+
+/// What the batch view draws, small enough to send to the page: per batch size, its
+/// frontier configurations as (tokens/s per user, tokens/s per PE).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchPlane {
+    pub mode: Mode,
+    /// The TPOT objective, ms (decode only).
+    pub tpot_ms: Option<f64>,
+    pub series: Vec<BatchSeries>,
+}
+
+/// One batch size's points.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchSeries {
+    pub batch: u32,
+    pub points: Vec<(f64, f64)>,
+}
+
+impl BatchPlane {
+    pub fn from_report(report: &BatchSweepReport) -> BatchPlane {
+        BatchPlane {
+            mode: report.mode,
+            tpot_ms: report.sla.and_then(|sla| sla.tpot_max_ms),
+            series: report
+                .batches
+                .iter()
+                .map(|r| BatchSeries {
+                    batch: r.batch,
+                    points: r
+                        .pareto
+                        .iter()
+                        .map(|c| {
+                            (
+                                per_user(c, report.mode, report.s_kv),
+                                c.throughput_per_pe_tok_s,
+                            )
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The batch view on a `width` × `height` CSS px canvas.
+pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> Scene {
+    let s = scale;
+    let mut scene = Scene::new(
+        (width * s).round().max(1.0) as u32,
+        (height * s).round().max(1.0) as u32,
+    );
+    scene.background = Some(palette::WHITE);
+    let font = 10.5 * s;
+    let points: Vec<(usize, f64, f64)> = plane
+        .series
+        .iter()
+        .enumerate()
+        .flat_map(|(b, r)| r.points.iter().map(move |&(x, y)| (b, x, y)))
+        .filter(|(_, x, y)| *x > 0.0 && *y > 0.0 && x.is_finite() && y.is_finite())
+        .collect();
+    let (x0, x1, y0, y1) = (64.0, width - 90.0, 14.0, height - 38.0);
+    if points.is_empty() || x1 <= x0 {
+        scene.text(
+            width / 2.0 * s,
+            height / 2.0 * s,
+            "no configuration fits at these batch sizes",
+            font,
+            palette::MUTED,
+            HAlign::Center,
+            VAlign::Middle,
+        );
+        return scene;
+    }
+    let range = |f: fn(&(usize, f64, f64)) -> f64| {
+        let (lo, hi) = points
+            .iter()
+            .map(f)
+            .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+        (lo / 1.3, hi * 1.3)
+    };
+    // The TPOT objective: users need at least 1000 / tpot_ms tokens/s (shown even when
+    // every point is on one side of it).
+    let tpot = match (plane.tpot_ms, plane.mode) {
+        (Some(ms), Mode::Decode) if ms > 0.0 => Some((ms, 1000.0 / ms)),
+        _ => None,
+    };
+    let (mut xl, mut xh) = range(|p| p.1);
+    if let Some((_, need)) = tpot {
+        (xl, xh) = (xl.min(need / 1.3), xh.max(need * 1.3));
+    }
+    let (yl, yh) = range(|p| p.2);
+    for t in log_ticks(xl, xh, x1 - x0) {
+        let x = log_pos(t, xl, xh, x0, x1);
+        scene.line(vec![(x * s, y0 * s), (x * s, y1 * s)], palette::GRID, s);
+        scene.text(
+            x * s,
+            (y1 + 5.0) * s,
+            rate_label(t),
+            font,
+            palette::MUTED,
+            HAlign::Center,
+            VAlign::Top,
+        );
+    }
+    for t in log_ticks(yl, yh, y1 - y0) {
+        let y = log_pos(t, yl, yh, y1, y0);
+        scene.line(vec![(x0 * s, y * s), (x1 * s, y * s)], palette::GRID, s);
+        scene.text(
+            (x0 - 5.0) * s,
+            y * s,
+            rate_label(t),
+            font,
+            palette::MUTED,
+            HAlign::Right,
+            VAlign::Middle,
+        );
+    }
+    scene.outline(x0 * s, y0 * s, x1 * s, y1 * s, palette::MUTED, s);
+    scene.text(
+        (x0 + x1) / 2.0 * s,
+        (height - 4.0) * s,
+        "tokens/s per user (log)",
+        font,
+        palette::INK,
+        HAlign::Center,
+        VAlign::Bottom,
+    );
+    scene.text(
+        4.0 * s,
+        2.0 * s,
+        "tokens/s per PE",
+        font,
+        palette::INK,
+        HAlign::Left,
+        VAlign::Top,
+    );
+    if let Some((ms, need)) = tpot {
+        let x = log_pos(need, xl, xh, x0, x1);
+        scene.line(
+            vec![(x * s, y0 * s), (x * s, y1 * s)],
+            palette::VERMILLION,
+            1.5 * s,
+        );
+        scene.text(
+            (x + 4.0) * s,
+            (y0 + 4.0) * s,
+            format!("TPOT ≤ {ms} ms"),
+            font,
+            palette::VERMILLION,
+            HAlign::Left,
+            VAlign::Top,
+        );
+    }
+    let n = plane.series.len().max(2) as f64 - 1.0;
+    let color_of = |b: usize| -> Rgba { efficiency_color(0.1 + 0.8 * b as f64 / n) };
+    for (b, r) in plane.series.iter().enumerate() {
+        let mut pts: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|p| p.0 == b)
+            .map(|p| (log_pos(p.1, xl, xh, x0, x1), log_pos(p.2, yl, yh, y1, y0)))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let c = color_of(b);
+        scene.line(
+            pts.iter().map(|(x, y)| (x * s, y * s)).collect(),
+            c.alpha(0.7),
+            1.5 * s,
+        );
+        for (x, y) in &pts {
+            scene.circle(x * s, y * s, 3.4 * s, c, true);
+        }
+        // Legend, right of the plot.
+        let ly = y0 + 4.0 + 15.0 * b as f64;
+        if ly < y1 {
+            scene.circle((x1 + 14.0) * s, ly * s, 4.0 * s, c, true);
+            scene.text(
+                (x1 + 22.0) * s,
+                ly * s,
+                format!("B = {}", r.batch),
+                font,
+                palette::INK,
+                HAlign::Left,
+                VAlign::Middle,
+            );
+        }
+    }
+    scene
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::explorer::{batch_sweep, sensitivity, Sla};
+    use crate::view::explore::{parse_short_key, resolve, ExploreSettings};
+    use crate::view::scene::Shape;
+
+    #[test]
+    fn sensitivity_has_a_panel_per_knob_and_marks_what_does_not_fit() {
+        let req = resolve(&ExploreSettings::default()).unwrap();
+        let base = parse_short_key(
+            "cp1.tp8.pp1.dp1.split.TP.pe.pe.kv",
+            &req.sweep.base_topology(),
+        )
+        .unwrap();
+        let rep = sensitivity(&req.model, &req.machine, &base, req.sweep.options).unwrap();
+        let scene = sensitivity_scene(&rep, 600.0, 180.0, 2.0);
+        for knob in ["CP", "TP", "PP", "DP", "EP"] {
+            assert!(scene.texts().contains(&knob), "{knob}");
+        }
+        let dots = scene
+            .shapes
+            .iter()
+            .filter(|s| matches!(s, Shape::Circle { fill: true, .. }))
+            .count();
+        let fits: usize = rep
+            .rows
+            .iter()
+            .map(|r| {
+                r.fits
+                    .iter()
+                    .zip(&r.latencies_ns)
+                    .filter(|(f, l)| **f && l.is_finite())
+                    .count()
+            })
+            .sum();
+        assert_eq!(dots, fits);
+        let rings = scene
+            .shapes
+            .iter()
+            .filter(|s| matches!(s, Shape::Circle { fill: false, .. }))
+            .count();
+        assert_eq!(
+            rings,
+            rep.rows.len(),
+            "the baseline is ringed in every panel"
+        );
+    }
+
+    #[test]
+    fn the_batch_view_draws_each_batch_and_the_tpot_line() {
+        let mut req = resolve(&ExploreSettings::default()).unwrap();
+        req.sweep.sla = Some(Sla {
+            tpot_max_ms: Some(50.0),
+            ttft_max_ms: None,
+            prompt_len: None,
+        });
+        let rep = batch_sweep(&req.model, &req.machine, &req.sweep, &[1, 8, 64]).unwrap();
+        let plane = BatchPlane::from_report(&rep);
+        assert_eq!(plane.series.len(), 3);
+        assert_eq!(plane.series[1].points.len(), rep.batches[1].pareto.len());
+        let scene = batch_scene(&plane, 700.0, 320.0, 1.0);
+        for b in ["B = 1", "B = 8", "B = 64"] {
+            assert!(scene.texts().contains(&b), "{b}");
+        }
+        assert!(
+            scene.texts().iter().any(|t| t.starts_with("TPOT ≤ 50")),
+            "{:?}",
+            scene.texts()
+        );
+        assert_eq!(rate_label(12_345.0), "12.345k");
+        assert_eq!(rate_label(450.0), "450");
+    }
+}

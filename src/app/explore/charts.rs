@@ -1,0 +1,144 @@
+//! The explorer's small charts: the selected configuration's sensitivity and the batch
+//! view, each a core scene (`view::charts`) painted on a HiDPI canvas whenever its data
+//! or the canvas width changes.
+
+use leptos::html;
+use leptos::prelude::*;
+use shardscope_core::view::charts::{batch_scene, sensitivity_scene};
+use shardscope_core::view::scene::Scene;
+
+use super::super::canvas::device_pixel_ratio;
+use super::super::paint::paint;
+use super::super::state::{AppState, View};
+use super::super::workers::WorkersHandle;
+use super::jobs::{cancel_batch, run_batch, BATCHES};
+
+/// A canvas `testid` of `height` CSS px showing `scene(width, scale)`.
+#[component]
+fn ChartCanvas(
+    testid: &'static str,
+    label: &'static str,
+    height: f64,
+    scene: impl Fn(f64, f64) -> Option<Scene> + Send + Sync + 'static,
+) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let canvas_ref = NodeRef::<html::Canvas>::new();
+    let width = RwSignal::new(0.0f64);
+    let measure = move || {
+        if let Some(c) = canvas_ref.get_untracked() {
+            let w = c.get_bounding_client_rect().width().floor();
+            if w > 0.0 && (w - width.get_untracked()).abs() > 0.5 {
+                width.set(w);
+            }
+        }
+    };
+    let _resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    Effect::new(move |_| {
+        state.view.track();
+        request_animation_frame(measure);
+    });
+    Effect::new(move |_| {
+        let w = width.get();
+        if w <= 1.0 || state.view.get() != View::Explore {
+            return;
+        }
+        if let (Some(canvas), Some(picture)) = (canvas_ref.get(), scene(w, device_pixel_ratio())) {
+            if let Err(e) = paint(&canvas, &picture) {
+                web_sys::console::warn_1(&e.into());
+            }
+            let _ = canvas.set_attribute("data-drawn", "true");
+        }
+    });
+    view! {
+        <canvas
+            class="chart-canvas"
+            data-testid=testid
+            node_ref=canvas_ref
+            role="img"
+            aria-label=label
+            style=format!("height: {height}px")
+        ></canvas>
+    }
+}
+
+/// Latency as each of CP, TP, PP, DP and EP varies around the selected configuration.
+#[component]
+pub fn SensitivityChart() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let explore = state.explore;
+    view! {
+        <h4>"One knob at a time"</h4>
+        <ChartCanvas
+            testid="sensitivity-canvas"
+            label="Latency as one knob varies around the selected configuration; crosses do not fit"
+            height=170.0
+            scene=move |w, s| explore.sensitivity.with(|r| r.as_ref().map(|r| sensitivity_scene(r, w, 170.0, s)))
+        />
+        <p class="small muted">"Dots fit, crosses do not fit or place; the ring is the selected configuration."</p>
+    }
+}
+
+/// Throughput per PE against throughput per user, one frontier per batch size.
+#[component]
+pub fn BatchView() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let workers = expect_context::<WorkersHandle>();
+    let explore = state.explore;
+    view! {
+        <section
+            class="card batch-card"
+            aria-labelledby="batch-title"
+            data-testid="batch-view"
+            data-state=move || {
+                if explore.batch_running.get() {
+                    "running"
+                } else if explore.batch.with(Option::is_some) {
+                    "done"
+                } else {
+                    "idle"
+                }
+            }
+        >
+            <div class="scatter-toolbar">
+                <h3 id="batch-title">
+                    "Serving: tokens/s per PE against tokens/s per user"
+                    <span class="muted small">{format!(" · B = {}…{}", BATCHES[0], BATCHES[BATCHES.len() - 1])}</span>
+                </h3>
+                <div class="button-row">
+                    <span class="muted small" role="status" aria-live="polite">
+                        {move || explore.batch_running.get().then_some("Sweeping every batch size…")}
+                    </span>
+                    <button
+                        type="button"
+                        class="button small"
+                        data-testid="batch-cancel"
+                        hidden=move || !explore.batch_running.get()
+                        on:click=move |_| cancel_batch(state, workers)
+                    >
+                        "Cancel"
+                    </button>
+                    <button
+                        type="button"
+                        class="button small"
+                        data-testid="batch-run"
+                        hidden=move || explore.batch_running.get()
+                        disabled=move || explore.answer.with(Option::is_none)
+                        on:click=move |_| run_batch(state, workers)
+                    >
+                        "Run again"
+                    </button>
+                </div>
+            </div>
+            <ChartCanvas
+                testid="batch-canvas"
+                label="Throughput per PE against throughput per user for each batch size's frontier"
+                height=300.0
+                scene=move |w, s| explore.batch.with(|r| r.as_ref().map(|r| batch_scene(r, w, 300.0, s)))
+            />
+            <p class="small muted">
+                "Each line is one batch size's frontier (latency, PEs, efficiency). Up and right is better; "
+                "a time-per-output-token objective is the vertical line (users left of it are too slow)."
+            </p>
+        </section>
+    }
+}
