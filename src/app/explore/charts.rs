@@ -24,15 +24,22 @@ fn ChartCanvas(
     let state = expect_context::<AppState>();
     let canvas_ref = NodeRef::<html::Canvas>::new();
     let width = RwSignal::new(0.0f64);
+    // This canvas lives inside views that are rebuilt (the selected config's panel): a
+    // frame or a resize may arrive after it is gone, so every access is a `try_`.
     let measure = move || {
-        if let Some(c) = canvas_ref.get_untracked() {
+        if let Some(Some(c)) = canvas_ref.try_get_untracked() {
             let w = c.get_bounding_client_rect().width().floor();
-            if w > 0.0 && (w - width.get_untracked()).abs() > 0.5 {
-                width.set(w);
+            if w > 0.0
+                && width
+                    .try_get_untracked()
+                    .is_some_and(|old| (w - old).abs() > 0.5)
+            {
+                width.try_set(w);
             }
         }
     };
-    let _resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
     Effect::new(move |_| {
         state.view.track();
         request_animation_frame(measure);

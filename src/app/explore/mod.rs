@@ -428,19 +428,16 @@ fn ParetoTable() -> impl IntoView {
 pub fn ExploreView() -> impl IntoView {
     let state = expect_context::<AppState>();
     let workers = expect_context::<WorkersHandle>();
-    let explore = state.explore;
     let pending = StoredValue::new(0u64);
     // The first sweep runs when the view is first shown (the page opens on the trace
-    // view without paying for it); the selection from a link is evaluated with it.
+    // view without paying for it).
     Effect::new(move |started: Option<bool>| {
         if started == Some(true) {
             return true;
         }
         if state.view.get() == View::Explore {
+            // Its answer also evaluates a selection that came with a link.
             jobs::run_sweep(state, workers);
-            if let Some(key) = explore.selected.get_untracked() {
-                evaluate(state, workers, key);
-            }
             true
         } else {
             false

@@ -9,7 +9,9 @@ use std::rc::Rc;
 use leptos::ev::MouseEvent;
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::explore::{latency_text, parse_short_key, short_key, FEASIBLE};
+use shardscope_core::view::explore::{
+    knobs_text, latency_text, parse_short_key, short_key, FEASIBLE,
+};
 use shardscope_core::view::scatter::{
     nearest_point, scatter_scene, ScatterMap, ScatterRange, ScatterSpec,
 };
@@ -45,7 +47,8 @@ pub fn Scatter() -> impl IntoView {
             }
         }
     };
-    let _resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
     Effect::new(move |_| {
         state.view.track();
         explore.answer.track();
@@ -244,16 +247,8 @@ pub fn Scatter() -> impl IntoView {
                 " · does not fit or place (select it to see why)".to_string()
             };
             Some(format!(
-                "cp{} tp{} pp{} dp{} · {} · {} · {}/{} · {} — {}, {} PEs, eff {:.3}{fits}",
-                t.cp,
-                t.tp,
-                t.pp,
-                t.dp,
-                t.kv_shard_mode,
-                t.ffn_shard_scope,
-                t.tp_placement,
-                t.cp_placement,
-                t.cp_ring_variant,
+                "{} — {}, {} PEs, eff {:.3}{fits}",
+                knobs_text(&t),
                 latency_text(p.latency_ns[i]),
                 p.pes[i],
                 p.efficiency[i]

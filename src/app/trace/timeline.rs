@@ -115,7 +115,8 @@ pub fn Timeline() -> impl IntoView {
             }
         }
     };
-    let _resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
     Effect::new(move |_| {
         state.view.track();
         trace.report.track();

@@ -12,7 +12,7 @@ use super::format::format_duration;
 use super::scene::{palette, HAlign, Rgba, Scene, VAlign};
 
 /// 1, 2, 5 × powers of ten inside `[lo, hi]` (only powers when there is little room).
-fn log_ticks(lo: f64, hi: f64, room_px: f64) -> Vec<f64> {
+pub fn log_ticks(lo: f64, hi: f64, room_px: f64) -> Vec<f64> {
     if !(lo > 0.0 && hi > lo) {
         return Vec::new();
     }

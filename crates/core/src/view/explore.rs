@@ -182,6 +182,22 @@ pub fn short_key(t: &TopologyConfig) -> String {
     )
 }
 
+/// A configuration's knobs for people: `cp2 tp4 pp1 dp1 · split · TP+CP · pe/pe · qoml`.
+pub fn knobs_text(t: &TopologyConfig) -> String {
+    format!(
+        "cp{} tp{} pp{} dp{} · {} · {} · {}/{} · {}",
+        t.cp,
+        t.tp,
+        t.pp,
+        t.dp,
+        t.kv_shard_mode,
+        t.ffn_shard_scope,
+        t.tp_placement,
+        t.cp_placement,
+        t.cp_ring_variant
+    )
+}
+
 /// Read a [`short_key`] onto `base` (which supplies ep, batch, s_kv, mode).
 pub fn parse_short_key(text: &str, base: &TopologyConfig) -> Result<TopologyConfig, String> {
     let parts: Vec<&str> = text.trim().split('.').collect();

@@ -4,6 +4,7 @@
 //! configurations (optionally) as faded grey crosses. Points that land on the same
 //! pixel are drawn once, so 28,800 configurations cost a few thousand shapes.
 
+use super::charts::log_ticks;
 use super::explore::{efficiency_color, Points, FEASIBLE, FRONTIER, WITHIN_SLA};
 use super::format::format_duration;
 use super::scene::{palette, HAlign, Rgba, Scene, VAlign};
@@ -127,29 +128,6 @@ fn shown(points: &Points, i: usize, infeasible: bool) -> bool {
     l.is_finite() && l > 0.0 && (infeasible || points.flags[i] & FEASIBLE != 0)
 }
 
-/// Latency ticks: 1, 2, 5 × powers of ten inside the range (only decades when dense).
-fn latency_ticks(range: &ScatterRange, height_px: f64) -> Vec<f64> {
-    let (a, b) = (range.latency_min_ns, range.latency_max_ns);
-    let decades = (b / a).log10();
-    let steps: &[f64] = if height_px / decades.max(0.1) > 90.0 {
-        &[1.0, 2.0, 5.0]
-    } else {
-        &[1.0]
-    };
-    let mut ticks = Vec::new();
-    let mut p = 10f64.powf(a.log10().floor());
-    while p <= b * 1.0001 {
-        for &m in steps {
-            let t = p * m;
-            if t >= a && t <= b {
-                ticks.push(t);
-            }
-        }
-        p *= 10.0;
-    }
-    ticks
-}
-
 /// `1024` → `1k`, `262144` → `256k`: PE counts that fit under a tick.
 fn pes_label(n: u64) -> String {
     if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
@@ -195,7 +173,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         pes *= 2.0;
         k += 1;
     }
-    for t in latency_ticks(&m.range, y1 - y0) {
+    for t in log_ticks(m.range.latency_min_ns, m.range.latency_max_ns, y1 - y0) {
         let y = m.y(t);
         scene.line(vec![(x0 * s, y * s), (x1 * s, y * s)], palette::GRID, s);
         scene.text(
