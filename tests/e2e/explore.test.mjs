@@ -201,6 +201,54 @@ export const tests = [
     },
   },
   {
+    name: 'a custom model: edited fields equal the CLI with --model-json, travel in a short link, export and import',
+    async run({ page, baseUrl, freshPage }) {
+      await openExplore(page, baseUrl);
+      await page.locator('[data-testid="model-editor"] summary').click();
+      let before = await runs(page);
+      await byTestId(page, 'model-field-layers').fill('40');
+      await byTestId(page, 'model-field-layers').press('Tab');
+      await byTestId(page, 'model-field-name').fill('half-70b');
+      await byTestId(page, 'model-field-name').press('Tab');
+      await nextSweep(page, before);
+      await page.waitForTimeout(250);
+      // The exported file is what --model-json reads; the frontier equals the CLI's with it.
+      const [file] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'model-export').click()]);
+      assert.equal(file.suggestedFilename(), 'half-70b.json');
+      const modelPath = await file.path();
+      const model = JSON.parse(readFileSync(modelPath, 'utf8'));
+      assert.equal(model.layers, 40);
+      await assertFrontier(page, ['--model-json', modelPath]);
+      // A bad field is explained beside it, named as the CLI names it.
+      before = await runs(page);
+      await byTestId(page, 'model-field-h_q').fill('0');
+      await byTestId(page, 'model-field-h_q').press('Tab');
+      await page.waitForFunction(() => document.querySelector('.custom-field.invalid .field-error')?.textContent.length > 0);
+      assert.match(await page.locator('.custom-field.invalid .field-error').innerText(), /model\.h_q/);
+      await byTestId(page, 'model-field-h_q').fill('64');
+      await byTestId(page, 'model-field-h_q').press('Tab');
+      await nextSweep(page, before);
+      await page.waitForTimeout(400);
+      const href = await byTestId(page, 'permalink').getAttribute('href');
+      assert.match(href, /m\.layers=40/);
+      assert.ok(href.length < 2000, `${href.length} characters`);
+
+      const other = await freshPage();
+      await other.goto(href);
+      await waitForAttr(other, 'explore-status', 'data-state', 'done');
+      await assertFrontier(other, ['--model-json', modelPath]);
+
+      // Import: a file with the same fields gives the same sweep.
+      await openExplore(page, baseUrl);
+      before = await runs(page);
+      await page.locator('[data-testid="model-editor"] summary').click();
+      await byTestId(page, 'model-import').setInputFiles(modelPath);
+      await nextSweep(page, before);
+      await page.waitForTimeout(250);
+      await assertFrontier(page, ['--model-json', modelPath]);
+    },
+  },
+  {
     name: 'garbage and truncated links open the explore view with defaults and one notice',
     async run({ page, baseUrl }) {
       for (const fragment of [

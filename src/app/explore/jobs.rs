@@ -21,11 +21,22 @@ pub fn run_sweep(state: AppState, workers: WorkersHandle) {
     let request = match resolve(&explore.settings.get_untracked()) {
         Ok(r) => r,
         Err(errors) => {
+            // Shown beside each input; the status says why nothing new is shown.
+            let first = errors
+                .first()
+                .map(|e| e.message.clone())
+                .unwrap_or_default();
+            explore.problem.set(Some(format!(
+                "Not swept: fix the highlighted input{} ({first}).",
+                if errors.len() == 1 { "" } else { "s" }
+            )));
             explore.errors.set(errors);
+            explore.phase.set(Phase::Error);
             return;
         }
     };
     explore.errors.set(Vec::new());
+    explore.problem.set(None);
     let generation = workers.with_value(|w| {
         let g = w.explore_generation.get() + 1;
         w.explore_generation.set(g);

@@ -7,6 +7,7 @@
 //! (`view::explore`, `view::scatter`).
 
 pub mod charts;
+pub mod custom;
 pub mod detail;
 pub mod jobs;
 pub mod scatter;
@@ -25,9 +26,11 @@ use super::state::{AppState, ParetoSort, Phase, View};
 use super::workers::WorkersHandle;
 use crate::protocol::ExportFormat;
 use charts::BatchView;
+use custom::CustomEditor;
 use detail::{ConfigDetail, PinnedCompare};
 use jobs::{evaluate, export, schedule_sweep};
 use scatter::Scatter;
+use shardscope_core::view::custom::Subject;
 
 /// The explorer's `data-state` names (`explore-status`).
 pub fn explore_state_name(phase: Phase) -> &'static str {
@@ -172,8 +175,18 @@ fn ExploreSettingsPanel(pending: StoredValue<u64>) -> impl IntoView {
         <aside class="sidebar" aria-label="Explore settings">
             <section class="card" aria-labelledby="workload-title">
                 <h2 id="workload-title">"Model and machine"</h2>
-                {select("model-select", "Model", MODEL_PRESETS.to_vec(), |s| s.model.clone(), |s, v| s.model = v.to_string())}
-                {select("machine-select", "Machine", MACHINE_PRESETS.to_vec(), |s| s.machine.clone(), |s, v| s.machine = v.to_string())}
+                {select("model-select", "Model", MODEL_PRESETS.to_vec(), |s| s.model.clone(), |s, v| {
+                    s.model = v.to_string();
+                    s.model_edits.clear();
+                })}
+                <p class="field-error" role="alert">{error("model")}</p>
+                <CustomEditor kind=Subject::Model pending=pending />
+                {select("machine-select", "Machine", MACHINE_PRESETS.to_vec(), |s| s.machine.clone(), |s, v| {
+                    s.machine = v.to_string();
+                    s.machine_edits.clear();
+                })}
+                <p class="field-error" role="alert">{error("machine")}</p>
+                <CustomEditor kind=Subject::Machine pending=pending />
                 {select(
                     "mode-select",
                     "Mode",

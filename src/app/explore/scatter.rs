@@ -313,6 +313,11 @@ pub fn Scatter() -> impl IntoView {
             ></canvas>
             {band_view}
             {tooltip}
+            {move || explore.answer.with(Option::is_none).then(|| view! {
+                <p class="scatter-empty" role="status">
+                    {move || explore.problem.get().unwrap_or_else(|| "Sweeping every configuration…".to_string())}
+                </p>
+            })}
         </div>
     }
 }

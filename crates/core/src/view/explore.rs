@@ -12,6 +12,7 @@ use crate::explorer::{
     MAX_S_KV, PP_OPTIONS, TP_OPTIONS,
 };
 
+use super::custom::{apply_edits, machine_preset_json, model_preset_json};
 use super::format::plain_decimal;
 use super::scene::Rgba;
 use super::table::escape;
@@ -30,6 +31,10 @@ pub struct ExploreSettings {
     /// Milliseconds; empty = no bound.
     pub sla_ttft_ms: String,
     pub sla_tpot_ms: String,
+    /// Edits to the model preset's fields (path, value as typed): a custom model.
+    pub model_edits: Vec<(String, String)>,
+    /// Edits to the machine preset's fields: a custom machine.
+    pub machine_edits: Vec<(String, String)>,
 }
 
 impl Default for ExploreSettings {
@@ -45,6 +50,8 @@ impl Default for ExploreSettings {
             ep: "1".into(),
             sla_ttft_ms: String::new(),
             sla_tpot_ms: String::new(),
+            model_edits: Vec::new(),
+            machine_edits: Vec::new(),
         }
     }
 }
@@ -106,8 +113,13 @@ pub fn resolve(s: &ExploreSettings) -> Result<ExploreRequest, Vec<FieldError>> {
             message,
         })
     };
-    let model = ModelConfig::preset(&s.model).map_err(|e| fail("model", core_message(e)));
-    let machine = MachineParams::preset(&s.machine).map_err(|e| fail("machine", core_message(e)));
+    // A problem inside a custom model or machine names its field (`model.layers`).
+    let field_of = |e: &ExplorerError, whole: &str| match e {
+        ExplorerError::Invalid { field, .. } if field.contains('.') => field.clone(),
+        _ => whole.to_string(),
+    };
+    let model = resolve_model(s).map_err(|e| fail(&field_of(&e, "model"), core_message(e)));
+    let machine = resolve_machine(s).map_err(|e| fail(&field_of(&e, "machine"), core_message(e)));
     let s_kv = parse_count("s-kv", &s.s_kv, MAX_S_KV).map_err(|m| fail("s_kv", m));
     let batch = parse_count("batch", &s.batch, u64::from(MAX_BATCH)).map_err(|m| fail("batch", m));
     let ep = parse_count("ep", &s.ep, u64::from(MAX_DEGREE)).map_err(|m| fail("ep", m));
@@ -157,6 +169,32 @@ pub fn resolve(s: &ExploreSettings) -> Result<ExploreRequest, Vec<FieldError>> {
         machine,
         sweep,
     })
+}
+
+/// The model: the preset, or the preset with the edits (validated as a `--model-json`).
+pub fn resolve_model(s: &ExploreSettings) -> Result<ModelConfig, ExplorerError> {
+    if s.model_edits.is_empty() {
+        return ModelConfig::preset(&s.model);
+    }
+    let base = model_preset_json(&s.model).ok_or_else(|| {
+        ModelConfig::preset(&s.model)
+            .err()
+            .unwrap_or_else(|| ExplorerError::invalid("model", "unknown model preset"))
+    })?;
+    ModelConfig::from_json(&apply_edits(base, &s.model_edits).to_string())
+}
+
+/// The machine: the preset, or the preset with the edits (as a `--machine-json`).
+pub fn resolve_machine(s: &ExploreSettings) -> Result<MachineParams, ExplorerError> {
+    if s.machine_edits.is_empty() {
+        return MachineParams::preset(&s.machine);
+    }
+    let base = machine_preset_json(&s.machine).ok_or_else(|| {
+        MachineParams::preset(&s.machine)
+            .err()
+            .unwrap_or_else(|| ExplorerError::invalid("machine", "unknown machine preset"))
+    })?;
+    MachineParams::from_json(&apply_edits(base, &s.machine_edits).to_string())
 }
 
 /// The knobs of one configuration as one short key (`cp=2,tp=4,…`, the CLI's baseline
@@ -578,6 +616,34 @@ mod tests {
         }
         assert_eq!(Points::from_bytes(&points.to_bytes()), Some(points.clone()));
         assert_eq!(Points::from_bytes(&points.to_bytes()[..10]), None);
+    }
+
+    #[test]
+    fn custom_models_resolve_and_their_problems_name_the_field() {
+        let custom = ExploreSettings {
+            model_edits: vec![
+                ("layers".into(), "40".into()),
+                ("name".into(), "half-70b".into()),
+            ],
+            ..ExploreSettings::default()
+        };
+        let req = resolve(&custom).unwrap();
+        assert_eq!(
+            (req.model.layers, req.model.name.as_str()),
+            (40, "half-70b")
+        );
+        let bad = ExploreSettings {
+            model_edits: vec![("h_q".into(), "0".into())],
+            machine_edits: vec![("hbm_usable_frac".into(), "7".into())],
+            ..ExploreSettings::default()
+        };
+        let errors = resolve(&bad).unwrap_err();
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            ["model.h_q", "machine.hbm_usable_frac"],
+            "{errors:?}"
+        );
     }
 
     #[test]

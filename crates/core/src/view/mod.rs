@@ -5,6 +5,7 @@
 //! the page's canvas and DOM code only paints and wires what these return.
 
 pub mod charts;
+pub mod custom;
 pub mod explain;
 pub mod explore;
 pub mod format;

@@ -259,6 +259,14 @@ impl Link {
         text("ep", &s.ep, &d.ep);
         text("ttft", &s.sla_ttft_ms, "");
         text("tpot", &s.sla_tpot_ms, "");
+        for (prefix, edits) in [("m", &s.model_edits), ("h", &s.machine_edits)] {
+            for (path, value) in edits {
+                parts.push(format!(
+                    "{prefix}.{path}={}",
+                    encode_component(value.trim())
+                ));
+            }
+        }
         if let Some(sel) = &e.selected {
             parts.push(format!("cfg={}", encode_component(sel)));
         }
@@ -331,6 +339,24 @@ impl Link {
                 }
                 _ => Err("not up to three configurations"),
             },
+            _ if key.starts_with("m.") || key.starts_with("h.") => {
+                let (prefix, path) = key.split_at(2);
+                let ok_path = !path.is_empty()
+                    && path.split('.').all(|p| {
+                        !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                    });
+                if !ok_path || value.trim().is_empty() {
+                    return Some(Err("not a model or machine field"));
+                }
+                let edits = if prefix == "m." {
+                    &mut s.model_edits
+                } else {
+                    &mut s.machine_edits
+                };
+                edits.retain(|(p, _)| p != path);
+                edits.push((path.to_string(), value.trim().to_string()));
+                Ok(())
+            }
             "inf" => match value {
                 "1" => {
                     self.explore.infeasible = true;
@@ -467,6 +493,11 @@ mod tests {
                     batch: "64".into(),
                     ep: "8".into(),
                     sla_tpot_ms: "20".into(),
+                    model_edits: vec![
+                        ("layers".into(), "40".into()),
+                        ("mla.r_kv".into(), "256".into()),
+                    ],
+                    machine_edits: vec![("l1.bw_bytes_per_s".into(), "5e10".into())],
                     ..ExploreSettings::default()
                 },
                 selected: Some("cp2.tp4.pp1.dp1.split.TP+CP.pe.pe.qoml".into()),

@@ -1,0 +1,195 @@
+//! The custom model and machine editors: every field of the chosen preset as an input
+//! (a changed field is an edit; links carry the edits), import and export as the CLI's
+//! `--model-json` / `--machine-json` files, reset to the preset.
+
+use leptos::ev::Event;
+use leptos::html;
+use leptos::prelude::*;
+use shardscope_core::view::custom::{pretty_json, Field, Subject};
+use shardscope_core::view::explore::{resolve_machine, resolve_model, ExploreSettings};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use super::super::download::save_text;
+use super::super::state::AppState;
+use super::super::workers::WorkersHandle;
+use super::jobs::schedule_sweep;
+
+fn preset_of(kind: Subject, s: &ExploreSettings) -> String {
+    match kind {
+        Subject::Model => s.model.clone(),
+        Subject::Machine => s.machine.clone(),
+    }
+}
+
+fn edits_of(kind: Subject, s: &mut ExploreSettings) -> &mut Vec<(String, String)> {
+    match kind {
+        Subject::Model => &mut s.model_edits,
+        Subject::Machine => &mut s.machine_edits,
+    }
+}
+
+#[component]
+pub fn CustomEditor(kind: Subject, pending: StoredValue<u64>) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let workers = expect_context::<WorkersHandle>();
+    let explore = state.explore;
+    let settings = explore.settings;
+    let file_ref = NodeRef::<html::Input>::new();
+    let message = RwSignal::new(None::<String>);
+    let count = move || {
+        settings.with(|s| match kind {
+            Subject::Model => s.model_edits.len(),
+            Subject::Machine => s.machine_edits.len(),
+        })
+    };
+    let fields = move || {
+        settings.with(|s| {
+            let edits = match kind {
+                Subject::Model => &s.model_edits,
+                Subject::Machine => &s.machine_edits,
+            };
+            kind.fields(&preset_of(kind, s), edits)
+        })
+    };
+    let set_field = move |path: String, text: String, preset: String| {
+        settings.update(|s| {
+            let edits = edits_of(kind, s);
+            edits.retain(|(p, _)| *p != path);
+            if text.trim() != preset {
+                edits.push((path, text.trim().to_string()));
+            }
+        });
+        schedule_sweep(state, workers, pending);
+    };
+    let reset = move |_| {
+        settings.update(|s| edits_of(kind, s).clear());
+        message.set(None);
+        schedule_sweep(state, workers, pending);
+    };
+    let export = move |_| {
+        let s = settings.get_untracked();
+        let result = match kind {
+            Subject::Model => resolve_model(&s).map(|m| (m.name.clone(), pretty_json(&m))),
+            Subject::Machine => resolve_machine(&s).map(|m| (m.name.clone(), pretty_json(&m))),
+        };
+        match result {
+            Ok((name, text)) => {
+                if let Err(e) = save_text(&format!("{name}.json"), &text, "application/json") {
+                    message.set(Some(format!("The download failed: {e}")));
+                }
+            }
+            Err(e) => message.set(Some(format!("Fix the fields first: {e}"))),
+        }
+    };
+    let on_file = move |ev: Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            return;
+        };
+        input.set_value("");
+        let name = file.name();
+        leptos::task::spawn_local(async move {
+            let text = JsFuture::from(file.text())
+                .await
+                .ok()
+                .and_then(|v| v.as_string());
+            let Some(text) = text else {
+                message.set(Some(format!("{name} could not be read.")));
+                return;
+            };
+            let current = settings.with_untracked(|s| preset_of(kind, s));
+            match kind.import(&text, &current) {
+                Ok((preset, edits)) => {
+                    settings.update(|s| {
+                        match kind {
+                            Subject::Model => s.model = preset,
+                            Subject::Machine => s.machine = preset,
+                        }
+                        *edits_of(kind, s) = edits;
+                    });
+                    message.set(Some(format!("Imported {name}.")));
+                    schedule_sweep(state, workers, pending);
+                }
+                Err(e) => message.set(Some(format!("{name}: {e}"))),
+            }
+        });
+    };
+    let prefix = kind.name();
+    view! {
+        <details class="custom-editor" data-testid=format!("{prefix}-editor")>
+            <summary>
+                {move || match count() {
+                    0 => format!("Custom {prefix}…"),
+                    n => format!("Custom {prefix}: {n} field{} changed", if n == 1 { "" } else { "s" }),
+                }}
+            </summary>
+            <div class="button-row">
+                <button type="button" class="button small" on:click=move |_| {
+                    if let Some(i) = file_ref.get() {
+                        i.click();
+                    }
+                }>
+                    "Import JSON…"
+                </button>
+                <button type="button" class="button small" data-testid=format!("{prefix}-export") on:click=export>
+                    "Export JSON"
+                </button>
+                <button type="button" class="button small" disabled=move || count() == 0 on:click=reset>
+                    "Reset to preset"
+                </button>
+            </div>
+            <input
+                type="file"
+                accept=".json,application/json"
+                class="visually-hidden"
+                tabindex="-1"
+                aria-label=format!("Import a {prefix} JSON file")
+                data-testid=format!("{prefix}-import")
+                node_ref=file_ref
+                on:change=on_file
+            />
+            <p class="small muted" role="status">{move || message.get()}</p>
+            <div class="custom-fields">
+                // Keyed by field and value: typing in one field keeps the others (and
+                // the focus) in place; a reset re-renders the fields it changes.
+                <For
+                    each=fields
+                    key=|f: &Field| (f.path.clone(), f.value.clone())
+                    children=move |Field { path, value, preset }| {
+                            let id = format!("{prefix}-field-{}", path.replace('.', "-"));
+                            let error_field = StoredValue::new(format!("{prefix}.{path}"));
+                            let err = move || {
+                                explore.errors.with(|e| {
+                                    error_field.with_value(|f| {
+                                        e.iter().find(|e| e.field == *f).map(|e| e.message.clone())
+                                    })
+                                })
+                            };
+                            let changed = value != preset;
+                            let (p, pr) = (path.clone(), preset.clone());
+                            view! {
+                                <div class="custom-field" class:changed=changed class:invalid=move || err().is_some()>
+                                    <label for=id.clone() title=format!("preset: {preset}")><code>{path.clone()}</code></label>
+                                    <input
+                                        id=id.clone()
+                                        type="text"
+                                        spellcheck="false"
+                                        data-testid=id
+                                        prop:value=value
+                                        on:change=move |ev| set_field(p.clone(), event_target_value(&ev), pr.clone())
+                                    />
+                                    <p class="field-error" role="alert">{err}</p>
+                                </div>
+                            }
+                    }
+                />
+            </div>
+        </details>
+    }
+}
