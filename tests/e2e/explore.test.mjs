@@ -249,6 +249,32 @@ export const tests = [
     },
   },
   {
+    name: 'all 28,800 configurations in a virtualised table, in the CLI --all order; the search box finds one by baseline',
+    async run({ page, baseUrl }) {
+      await openExplore(page, baseUrl);
+      await byTestId(page, 'show-all-configs').click();
+      await page.waitForSelector('[data-testid="config-row"]');
+      const inDom = await byTestId(page, 'config-row').count();
+      assert.ok(inDom > 10 && inDom < 100, `${inDom} rows in the DOM`);
+      const all = cliReport(['--all']).all;
+      const firstKeys = await byTestId(page, 'config-row').evaluateAll((rows) => rows.slice(0, 5).map((r) => r.dataset.key));
+      const key = (c) => `cp${c.cp}.tp${c.tp}.pp${c.pp}.dp${c.dp}.${c.kv_shard_mode}.${c.ffn_shard_scope}.${c.tp_placement}.${c.cp_placement}.${c.cp_ring_variant}`;
+      assert.deepEqual(firstKeys, all.slice(0, 5).map(key));
+      // Scroll to the end: the last rows are the CLI's last ones.
+      await page.locator('.all-scroll').evaluate((el) => { el.scrollTop = el.scrollHeight; });
+      await page.waitForFunction((n) => [...document.querySelectorAll('[data-testid="config-row"]')].some((r) => Number(r.dataset.rank) === n), all.length);
+      const lastKey = await page.locator(`[data-testid="config-row"][data-rank="${all.length}"]`).getAttribute('data-key');
+      assert.equal(lastKey, key(all[all.length - 1]));
+      await byTestId(page, 'config-search').fill('cp=2,tp=4,pp=1,dp=1,kv=split,ffn=TP+CP,tpp=pe,cpp=pe,ring=qoml');
+      await byTestId(page, 'config-search').press('Enter');
+      await waitForAttr(page, 'config-detail', 'data-key', 'cp2.tp4.pp1.dp1.split.TP+CP.pe.pe.qoml');
+      await page.waitForSelector('[data-testid="config-row"][aria-selected="true"]');
+      await byTestId(page, 'config-search').fill('cp=3');
+      await byTestId(page, 'config-search').press('Enter');
+      await page.waitForFunction(() => document.querySelector('#config-search-error')?.textContent.length > 0);
+    },
+  },
+  {
     name: 'garbage and truncated links open the explore view with defaults and one notice',
     async run({ page, baseUrl }) {
       for (const fragment of [

@@ -6,6 +6,7 @@
 //! summary, frontier table). What is computed or decided lives in the core
 //! (`view::explore`, `view::scatter`).
 
+pub mod all;
 pub mod charts;
 pub mod custom;
 pub mod detail;
@@ -25,6 +26,7 @@ use super::download::save_canvas_png;
 use super::state::{AppState, ParetoSort, Phase, View};
 use super::workers::WorkersHandle;
 use crate::protocol::ExportFormat;
+use all::AllConfigs;
 use charts::BatchView;
 use custom::CustomEditor;
 use detail::{ConfigDetail, PinnedCompare};
@@ -469,6 +471,7 @@ pub fn ExploreView() -> impl IntoView {
                     <PinnedCompare />
                 </div>
                 <ParetoTable />
+                <AllConfigs />
                 <BatchView />
             </div>
         </div>

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::explorer::DEFAULT_BASELINE;
 use crate::explorer::{
     ConfigScore, EfficiencyMode, Evaluation, ExplorerError, FfnShardScope, KvShardMode,
     MachineParams, Mode, ModelConfig, PlacementKind, RingVariant, Scope, ScoreOptions, Sla,
@@ -478,6 +479,87 @@ pub fn pareto_rows_html(rows: &[ConfigScore], selected: Option<&str>) -> String 
     html
 }
 
+/// Every configuration's index, fastest first (stable over the enumeration order, as
+/// `shardscope explore --all` lists them).
+pub fn latency_order(points: &Points) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..points.len() as u32).collect();
+    order.sort_by(|&a, &b| points.latency_ns[a as usize].total_cmp(&points.latency_ns[b as usize]));
+    order
+}
+
+/// Rows `order[from..from + count]` of the all-configurations table (`config-row`, with
+/// `data-index` and `data-key`).
+pub fn all_rows_html(
+    points: &Points,
+    order: &[u32],
+    from: usize,
+    count: usize,
+    req: &SweepRequest,
+    selected: Option<usize>,
+) -> String {
+    let mut html = String::with_capacity(count * 300);
+    for (n, &i) in order.iter().enumerate().skip(from).take(count) {
+        let i = i as usize;
+        let Some(t) = points.topology(i, req) else {
+            continue;
+        };
+        let fits = points.flags[i] & FEASIBLE != 0;
+        let frontier = points.flags[i] & FRONTIER != 0;
+        html.push_str(&format!(
+            "<tr data-testid=\"config-row\" data-index=\"{i}\" data-rank=\"{}\" data-key=\"{}\" class=\"{}{}\" aria-selected=\"{}\">\
+             <td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{:.3}</td><td>{}</td></tr>",
+            n + 1,
+            escape(&short_key(&t)),
+            if fits { "fits" } else { "no-fit" },
+            if selected == Some(i) { " selected" } else { "" },
+            selected == Some(i),
+            n + 1,
+            escape(&knobs_text(&t)),
+            escape(&latency_text(points.latency_ns[i])),
+            points.pes[i],
+            points.efficiency[i],
+            if frontier {
+                "frontier"
+            } else if fits {
+                "fits"
+            } else {
+                "does not fit or place"
+            },
+        ));
+    }
+    html
+}
+
+/// The configuration a search names: the CLI's baseline syntax (`cp=2,tp=4,…`, keys
+/// not given keep the defaults) or a short key (`cp2.tp4.pp1.dp1.split.TP.pe.pe.kv`).
+pub fn find_config(points: &Points, req: &SweepRequest, text: &str) -> Result<usize, String> {
+    let base = req.base_topology();
+    let topo = if text.contains('=') {
+        base.with_baseline(DEFAULT_BASELINE)
+            .and_then(|t| t.with_baseline(text))
+            .map_err(core_message)?
+    } else {
+        parse_short_key(text, &base)?
+    };
+    (0..points.len())
+        .find(|&i| {
+            points
+                .topology(i, req)
+                .is_some_and(|t| same_knobs(&t, &topo))
+        })
+        .ok_or_else(|| {
+            format!(
+                "`{}` is not among the enumerated configurations",
+                text.trim()
+            )
+        })
+}
+
+fn same_knobs(a: &TopologyConfig, b: &TopologyConfig) -> bool {
+    short_key(a) == short_key(b)
+}
+
 /// One segment of the selected config's stage bar.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StageBar {
@@ -721,6 +803,50 @@ mod tests {
         }
         assert!(html.contains("TP+CP") || html.contains("TP+CP+DP") || html.contains(">TP<"));
         assert!(!html.contains("e-"), "no exponent forms");
+    }
+
+    #[test]
+    fn all_configs_are_listed_fastest_first_and_found_by_search() {
+        let req = resolve(&ExploreSettings::default()).unwrap();
+        let sw = sweep(&req.model, &req.machine, &req.sweep).unwrap();
+        let points = Points::from_sweep(&sw);
+        let order = latency_order(&points);
+        assert_eq!(order.len(), points.len());
+        assert!(order
+            .windows(2)
+            .all(|w| points.latency_ns[w[0] as usize] <= points.latency_ns[w[1] as usize]));
+        let (all, _) =
+            crate::explorer::explore(&req.model, &req.machine, &req.sweep, true).unwrap();
+        let cli = all.all.unwrap();
+        for (k, &i) in order.iter().enumerate().step_by(1999) {
+            let t = points.topology(i as usize, &req.sweep).unwrap();
+            assert_eq!(
+                short_key(&t),
+                short_key(&cli[k].as_topology(req.sweep.s_kv, req.sweep.mode)),
+                "row {k}"
+            );
+        }
+        let html = all_rows_html(&points, &order, 10, 25, &req.sweep, None);
+        assert_eq!(html.matches("data-testid=\"config-row\"").count(), 25);
+        let i = find_config(
+            &points,
+            &req.sweep,
+            "cp=2,tp=4,pp=1,dp=1,kv=split,ffn=TP+CP,tpp=pe,cpp=pe,ring=qoml",
+        )
+        .unwrap();
+        assert_eq!(
+            short_key(&points.topology(i, &req.sweep).unwrap()),
+            "cp2.tp4.pp1.dp1.split.TP+CP.pe.pe.qoml"
+        );
+        assert_eq!(
+            find_config(
+                &points,
+                &req.sweep,
+                "cp2.tp4.pp1.dp1.split.TP+CP.pe.pe.qoml"
+            ),
+            Ok(i)
+        );
+        assert!(find_config(&points, &req.sweep, "cp=3").is_err());
     }
 
     #[test]
