@@ -13,7 +13,9 @@ use shardscope_core::attribution::{
 use shardscope_core::explorer::{Evaluation, ExploreReport, SensitivityReport};
 use shardscope_core::trace::{LoadError, LoadWarning};
 use shardscope_core::view::charts::BatchPlane;
-use shardscope_core::view::explore::{ExploreRequest, ExploreSettings, FieldError, Points};
+use shardscope_core::view::explore::{
+    ColorBy, ExploreRequest, ExploreSettings, FieldError, Points,
+};
 use shardscope_core::view::lod::WindowData;
 use shardscope_core::view::permalink::{ExploreLink, Link, TraceLink};
 use shardscope_core::view::rank_filter::parse_rank_filter;
@@ -336,6 +338,8 @@ pub struct ExploreState {
     pub pinned: RwSignal<Vec<String>>,
     /// Draw infeasible configurations too.
     pub infeasible: RwSignal<bool>,
+    /// What the scatter's colours mean.
+    pub color_by: RwSignal<ColorBy>,
     /// Sort of the frontier table: column and ascending.
     pub sort: RwSignal<(ParetoSort, bool)>,
     /// Sweeps answered so far (tells one answer from the next).
@@ -367,6 +371,7 @@ impl ExploreState {
             evaluation: RwSignal::new(None),
             pinned: RwSignal::new(link.pinned.clone()),
             infeasible: RwSignal::new(link.infeasible),
+            color_by: RwSignal::new(link.color),
             sort: RwSignal::new((ParetoSort::Latency, true)),
             runs: RwSignal::new(0),
             sensitivity: RwSignal::new(None),
@@ -382,6 +387,7 @@ impl ExploreState {
             selected: self.selected.get(),
             pinned: self.pinned.get(),
             infeasible: self.infeasible.get(),
+            color: self.color_by.get(),
         }
     }
 }

@@ -149,11 +149,13 @@ export const tests = [
       }
       assert.match(await detail.innerText(), /Bottleneck/);
       await byTestId(page, 'pin-config').click();
+      await byTestId(page, 'color-select').selectOption('tp');
       await page.waitForTimeout(400);
       const href = await byTestId(page, 'permalink').getAttribute('href');
       assert.match(href, /model=mixtral-8x7b/);
       assert.match(href, /cfg=/);
       assert.match(href, /pin=/);
+      assert.match(href, /color=tp/);
       assert.ok(href.length < 2000);
       const key = await detail.getAttribute('data-key');
 
@@ -162,11 +164,13 @@ export const tests = [
       await waitForAttr(other, 'explore-status', 'data-state', 'done');
       assert.equal(await byTestId(other, 'model-select').inputValue(), 'mixtral-8x7b');
       assert.equal(await byTestId(other, 'batch-input').inputValue(), '8');
+      assert.equal(await byTestId(other, 'color-select').inputValue(), 'tp');
       await assertFrontier(other, ['--model', 'mixtral-8x7b', '--batch', '8']);
       await byTestId(other, 'config-detail').waitFor();
       assert.equal(await byTestId(other, 'config-detail').getAttribute('data-key'), key);
       assert.match(await byTestId(other, 'pinned-compare').innerText(), new RegExp(key.replaceAll('.', '\\.').replaceAll('+', '\\+')));
       assert.equal(await byTestId(other, 'link-notice').count(), 0);
+      await page.waitForTimeout(100);
     },
   },
   {

@@ -10,7 +10,7 @@ use leptos::ev::MouseEvent;
 use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::view::explore::{
-    knobs_text, latency_text, parse_short_key, short_key, FEASIBLE,
+    knobs_text, latency_text, parse_short_key, short_key, why_not, ColorBy, FEASIBLE, KNOB_NAMES,
 };
 use shardscope_core::view::scatter::{
     nearest_point, scatter_scene, ScatterMap, ScatterRange, ScatterSpec,
@@ -120,6 +120,7 @@ pub fn Scatter() -> impl IntoView {
                 hovered: hover.get_untracked().map(|(_, _, i)| i),
                 pinned: &pinned,
                 efficiency_max: emax,
+                color_by: explore.color_by.get_untracked(),
             });
             token.set(token.get() + 1);
             let target = canvas.clone();
@@ -158,6 +159,7 @@ pub fn Scatter() -> impl IntoView {
         explore.selected.track();
         explore.pinned.track();
         explore.infeasible.track();
+        explore.color_by.track();
         hover.track();
         if state.view.get() == View::Explore {
             schedule();
@@ -241,11 +243,9 @@ pub fn Scatter() -> impl IntoView {
             let a = a.as_ref()?;
             let t = a.points.topology(i, &a.request.sweep)?;
             let p = &a.points;
-            let fits = if p.flags[i] & FEASIBLE != 0 {
-                String::new()
-            } else {
-                " · does not fit or place (select it to see why)".to_string()
-            };
+            let fits = why_not(p.flags[i])
+                .map(|w| format!(" · infeasible: {w} (select it for the numbers)"))
+                .unwrap_or_default();
             Some(format!(
                 "{} — {}, {} PEs, eff {:.3}{fits}",
                 knobs_text(&t),
@@ -281,11 +281,34 @@ pub fn Scatter() -> impl IntoView {
         })
     };
 
+    let color_options = std::iter::once("efficiency")
+        .chain(KNOB_NAMES)
+        .collect::<Vec<_>>();
     view! {
         <div class="scatter-toolbar">
+            <label class="color-by small">
+                "Colour by "
+                <select
+                    data-testid="color-select"
+                    prop:value=move || explore.color_by.get().name()
+                    on:change=move |ev| {
+                        if let Some(c) = ColorBy::parse(&event_target_value(&ev)) {
+                            explore.color_by.set(c);
+                        }
+                    }
+                >
+                    {color_options
+                        .into_iter()
+                        .map(|o| view! { <option value=o selected=move || explore.color_by.get().name() == o>{o}</option> })
+                        .collect_view()}
+                </select>
+            </label>
             <span class="muted small">
-                "Each square is a configuration that fits, coloured by efficiency; black-ringed circles are the frontier. "
-                "Hover for details, click to select, drag to zoom, double-click to reset."
+                {move || format!(
+                    "Each square is a configuration that fits, coloured by {}; black-ringed circles are the frontier. \
+                     Hover for details, click to select, drag to zoom, double-click to reset.",
+                    explore.color_by.get().name()
+                )}
             </span>
             <button
                 type="button"

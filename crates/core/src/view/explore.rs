@@ -277,6 +277,76 @@ pub struct Points {
 pub const FEASIBLE: u8 = 1;
 pub const FRONTIER: u8 = 2;
 pub const WITHIN_SLA: u8 = 4;
+/// Fits in the memory budget (an infeasible config without it is over budget).
+pub const FITS_MEMORY: u8 = 8;
+/// Its placement is valid.
+pub const PLACES: u8 = 16;
+
+/// Why a point is not feasible, in a few words (the full reason is the config's).
+pub fn why_not(flags: u8) -> Option<&'static str> {
+    match (flags & FITS_MEMORY != 0, flags & PLACES != 0) {
+        (true, true) => None,
+        (false, true) => Some("over the memory budget"),
+        (true, false) => Some("does not place on the machine"),
+        (false, false) => Some("over the memory budget and does not place"),
+    }
+}
+
+/// What the scatter's colours mean: efficiency (a ramp) or one knob (categories).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum ColorBy {
+    #[default]
+    Efficiency,
+    /// Index into [`Points::knobs`]: cp, tp, pp, dp, kv, ffn, tpp, cpp, ring.
+    Knob(u8),
+}
+
+/// The knob names of [`Points::knobs`], as the colour picker and links name them.
+pub const KNOB_NAMES: [&str; 9] = ["cp", "tp", "pp", "dp", "kv", "ffn", "tpp", "cpp", "ring"];
+
+impl ColorBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            ColorBy::Efficiency => "efficiency",
+            ColorBy::Knob(k) => KNOB_NAMES.get(k as usize).copied().unwrap_or("efficiency"),
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<ColorBy> {
+        if name == "efficiency" {
+            return Some(ColorBy::Efficiency);
+        }
+        KNOB_NAMES
+            .iter()
+            .position(|k| *k == name)
+            .map(|k| ColorBy::Knob(k as u8))
+    }
+
+    /// The values a knob takes, as labels, in option order.
+    pub fn labels(self) -> Vec<String> {
+        match self {
+            ColorBy::Efficiency => Vec::new(),
+            ColorBy::Knob(0) => CP_OPTIONS.iter().map(|v| v.to_string()).collect(),
+            ColorBy::Knob(1) => TP_OPTIONS.iter().map(|v| v.to_string()).collect(),
+            ColorBy::Knob(2) => PP_OPTIONS.iter().map(|v| v.to_string()).collect(),
+            ColorBy::Knob(3) => DP_OPTIONS.iter().map(|v| v.to_string()).collect(),
+            ColorBy::Knob(4) => KvShardMode::ALL.iter().map(|v| v.to_string()).collect(),
+            ColorBy::Knob(5) => FfnShardScope::ALL.iter().map(|v| v.to_string()).collect(),
+            ColorBy::Knob(6) | ColorBy::Knob(7) => {
+                PlacementKind::ALL.iter().map(|v| v.to_string()).collect()
+            }
+            ColorBy::Knob(_) => RingVariant::ALL.iter().map(|v| v.to_string()).collect(),
+        }
+    }
+}
+
+/// A categorical colour for value `i` of a knob (Okabe–Ito, then repeated darker).
+pub fn category_color(i: usize) -> Rgba {
+    const COLORS: [u32; 8] = [
+        0x0072B2, 0xE69F00, 0x009E73, 0xCC79A7, 0x56B4E9, 0xD55E00, 0xF0E442, 0x000000,
+    ];
+    Rgba::hex(COLORS[i % COLORS.len()])
+}
 
 fn index_of<T: PartialEq>(all: &[T], v: &T) -> u8 {
     all.iter().position(|x| x == v).unwrap_or(0) as u8
@@ -297,8 +367,12 @@ impl Points {
             p.pes.push(u32::try_from(s.pes_used).unwrap_or(u32::MAX));
             p.efficiency.push(s.efficiency_score as f32);
             let sla_ok = sw.sla.get(i).is_none_or(|o| o.ok);
-            p.flags
-                .push((u8::from(s.feasible()) * FEASIBLE) | (u8::from(sla_ok) * WITHIN_SLA));
+            p.flags.push(
+                (u8::from(s.feasible()) * FEASIBLE)
+                    | (u8::from(sla_ok) * WITHIN_SLA)
+                    | (u8::from(s.fits_memory) * FITS_MEMORY)
+                    | (u8::from(s.placement_valid) * PLACES),
+            );
             let t = &s.topo;
             p.knobs.push([
                 index_of(&CP_OPTIONS, &t.cp),
@@ -847,6 +921,18 @@ mod tests {
             Ok(i)
         );
         assert!(find_config(&points, &req.sweep, "cp=3").is_err());
+    }
+
+    #[test]
+    fn colours_by_knob_and_reasons_in_a_word() {
+        for name in KNOB_NAMES.iter().chain(["efficiency"].iter()) {
+            assert_eq!(ColorBy::parse(name).map(ColorBy::name), Some(*name));
+        }
+        assert_eq!(ColorBy::parse("rainbow"), None);
+        assert_eq!(ColorBy::Knob(1).labels(), ["1", "2", "4", "8", "16", "32"]);
+        assert_eq!(why_not(FITS_MEMORY | PLACES), None);
+        assert_eq!(why_not(PLACES), Some("over the memory budget"));
+        assert_ne!(category_color(0), category_color(1));
     }
 
     #[test]

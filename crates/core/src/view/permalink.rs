@@ -7,7 +7,7 @@
 
 use crate::attribution::{Preset, OVERRIDE_FIELDS};
 
-use super::explore::{parse_count, parse_ms, parse_short_key, ExploreSettings};
+use super::explore::{parse_count, parse_ms, parse_short_key, ColorBy, ExploreSettings};
 use super::rank_filter::check_rank_filter;
 use super::timeline::TimeWindow;
 use crate::explorer::{
@@ -94,6 +94,8 @@ pub struct ExploreLink {
     pub selected: Option<String>,
     pub pinned: Vec<String>,
     pub infeasible: bool,
+    /// What the scatter's colours mean.
+    pub color: ColorBy,
 }
 
 /// Everything a link carries.
@@ -276,6 +278,9 @@ impl Link {
         if e.infeasible {
             parts.push("inf=1".to_string());
         }
+        if e.color != ColorBy::Efficiency {
+            parts.push(format!("color={}", e.color.name()));
+        }
     }
 
     /// Use one explore `key=value`; `None` when the key is not an explore key.
@@ -357,6 +362,9 @@ impl Link {
                 edits.push((path.to_string(), value.trim().to_string()));
                 Ok(())
             }
+            "color" => ColorBy::parse(value.trim())
+                .map(|c| self.explore.color = c)
+                .ok_or("not a colouring"),
             "inf" => match value {
                 "1" => {
                     self.explore.infeasible = true;
@@ -503,6 +511,7 @@ mod tests {
                 selected: Some("cp2.tp4.pp1.dp1.split.TP+CP.pe.pe.qoml".into()),
                 pinned: vec!["cp1.tp8.pp1.dp1.split.TP.pe.pe.kv".into()],
                 infeasible: true,
+                color: ColorBy::Knob(1),
             },
             ..Link::default()
         };

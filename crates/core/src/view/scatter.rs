@@ -5,7 +5,9 @@
 //! pixel are drawn once, so 28,800 configurations cost a few thousand shapes.
 
 use super::charts::log_ticks;
-use super::explore::{efficiency_color, Points, FEASIBLE, FRONTIER, WITHIN_SLA};
+use super::explore::{
+    category_color, efficiency_color, ColorBy, Points, FEASIBLE, FRONTIER, WITHIN_SLA,
+};
 use super::format::format_duration;
 use super::scene::{palette, HAlign, Rgba, Scene, VAlign};
 
@@ -121,6 +123,8 @@ pub struct ScatterSpec<'a> {
     pub pinned: &'a [usize],
     /// The efficiency that maps to the top of the colour ramp.
     pub efficiency_max: f64,
+    /// Colour by efficiency or by one knob.
+    pub color_by: ColorBy,
 }
 
 fn shown(points: &Points, i: usize, infeasible: bool) -> bool {
@@ -259,16 +263,25 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         .map(|i| i as usize)
         .collect();
     let emax = spec.efficiency_max.max(1e-9);
-    // Colours in 48 steps, drawn colour by colour (the painter batches equal colours).
-    let step =
-        |i: usize| ((f64::from(points.efficiency[i]) / emax).clamp(0.0, 1.0) * 47.0).round() as u32;
+    // Colours in 48 steps (or a knob's categories), drawn colour by colour: the painter
+    // batches equal colours.
+    let step = |i: usize| match spec.color_by {
+        ColorBy::Efficiency => {
+            ((f64::from(points.efficiency[i]) / emax).clamp(0.0, 1.0) * 47.0).round() as u32
+        }
+        ColorBy::Knob(k) => u32::from(points.knobs[i][usize::from(k).min(8)]),
+    };
+    let color_of = |q: u32| match spec.color_by {
+        ColorBy::Efficiency => efficiency_color(f64::from(q) / 47.0),
+        ColorBy::Knob(_) => category_color(q as usize),
+    };
     let mut cells: Vec<(u32, bool, usize)> = best
         .iter()
         .map(|&i| (step(i), points.flags[i] & WITHIN_SLA != 0, i))
         .collect();
     cells.sort_unstable();
     for (q, within, i) in cells {
-        let mut c = efficiency_color(f64::from(q) / 47.0);
+        let mut c = color_of(q);
         if !within {
             c = c.alpha(0.25);
         }
@@ -303,7 +316,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         if !drawn.insert((x.round() as i32, y.round() as i32)) {
             continue;
         }
-        let c = efficiency_color(f64::from(points.efficiency[i]) / emax);
+        let c = color_of(step(i));
         scene.circle(x * s, y * s, 5.0 * s, palette::INK, true);
         scene.circle(x * s, y * s, 3.6 * s, c, true);
     }
@@ -332,36 +345,55 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
             scene.circle(x * s, y * s, (r + 1.5) * s, palette::WHITE, false);
         }
     }
-    // The colour ramp, right of the plot.
+    // The legend, right of the plot: the efficiency ramp, or the knob's values.
     let (bx0, bx1) = ((x1 + 16.0) * s, (x1 + 26.0) * s);
-    let steps_n = 32;
-    for k in 0..steps_n {
-        let t0 = k as f64 / steps_n as f64;
-        let ya = y1 - (y1 - y0) * t0;
-        let yb = y1 - (y1 - y0) * (k + 1) as f64 / steps_n as f64;
-        scene.rect(
-            bx0,
-            yb * s,
-            bx1,
-            ya * s,
-            efficiency_color(t0 + 0.5 / steps_n as f64),
-        );
-    }
-    for (t, label) in [(0.0, "0".to_string()), (1.0, format!("{emax:.2}"))] {
-        scene.text(
-            bx1 + 4.0 * s,
-            (y1 - (y1 - y0) * t) * s,
-            label,
-            font,
-            palette::MUTED,
-            HAlign::Left,
-            VAlign::Middle,
-        );
+    match spec.color_by {
+        ColorBy::Efficiency => {
+            let steps_n = 32;
+            for k in 0..steps_n {
+                let t0 = k as f64 / steps_n as f64;
+                let ya = y1 - (y1 - y0) * t0;
+                let yb = y1 - (y1 - y0) * (k + 1) as f64 / steps_n as f64;
+                scene.rect(
+                    bx0,
+                    yb * s,
+                    bx1,
+                    ya * s,
+                    efficiency_color(t0 + 0.5 / steps_n as f64),
+                );
+            }
+            for (t, label) in [(0.0, "0".to_string()), (1.0, format!("{emax:.2}"))] {
+                scene.text(
+                    bx1 + 4.0 * s,
+                    (y1 - (y1 - y0) * t) * s,
+                    label,
+                    font,
+                    palette::MUTED,
+                    HAlign::Left,
+                    VAlign::Middle,
+                );
+            }
+        }
+        ColorBy::Knob(_) => {
+            for (k, label) in spec.color_by.labels().into_iter().enumerate() {
+                let y = y0 + 8.0 + 16.0 * k as f64;
+                scene.rect(bx0, (y - 5.0) * s, bx1, (y + 5.0) * s, category_color(k));
+                scene.text(
+                    bx1 + 4.0 * s,
+                    y * s,
+                    label,
+                    font,
+                    palette::INK,
+                    HAlign::Left,
+                    VAlign::Middle,
+                );
+            }
+        }
     }
     scene.text(
         bx0,
         2.0 * s,
-        "efficiency",
+        spec.color_by.name(),
         font,
         palette::MUTED,
         HAlign::Left,
@@ -433,6 +465,7 @@ mod tests {
             hovered: None,
             pinned: &[],
             efficiency_max: 1.0,
+            color_by: ColorBy::Efficiency,
         });
         assert_eq!((scene.width, scene.height), (1600, 960));
         assert!(scene.texts().contains(&"PEs used (log₂)"));
