@@ -334,8 +334,9 @@ pub struct ExploreState {
     /// The selected configuration's short key, and its full breakdown.
     pub selected: RwSignal<Option<String>>,
     pub evaluation: RwSignal<Option<Arc<Evaluation>>>,
-    /// Up to three configurations compared side by side.
+    /// Up to three configurations compared side by side, and their breakdowns.
     pub pinned: RwSignal<Vec<String>>,
+    pub pinned_evaluations: RwSignal<Vec<(String, Arc<Evaluation>)>>,
     /// Draw infeasible configurations too.
     pub infeasible: RwSignal<bool>,
     /// What the scatter's colours mean.
@@ -370,6 +371,7 @@ impl ExploreState {
             selected: RwSignal::new(link.selected.clone()),
             evaluation: RwSignal::new(None),
             pinned: RwSignal::new(link.pinned.clone()),
+            pinned_evaluations: RwSignal::new(Vec::new()),
             infeasible: RwSignal::new(link.infeasible),
             color_by: RwSignal::new(link.color),
             sort: RwSignal::new((ParetoSort::Latency, true)),

@@ -169,6 +169,7 @@ export const tests = [
       await byTestId(other, 'config-detail').waitFor();
       assert.equal(await byTestId(other, 'config-detail').getAttribute('data-key'), key);
       assert.match(await byTestId(other, 'pinned-compare').innerText(), new RegExp(key.replaceAll('.', '\\.').replaceAll('+', '\\+')));
+      await other.waitForFunction(() => /memory per PE/.test(document.querySelector('[data-testid="pinned-compare"]').innerText));
       assert.equal(await byTestId(other, 'link-notice').count(), 0);
       await page.waitForTimeout(100);
     },
@@ -197,6 +198,20 @@ export const tests = [
       console.log(`        batch sweep (B = 1…512): ${Date.now() - t0} ms in the page`);
       await page.waitForTimeout(300);
       assert.deepEqual(await page.evaluate(() => window.__longTasks), [], 'no main-thread task over 50 ms');
+      // Hover names a point; a click switches to its batch size and selects it.
+      const canvas = byTestId(page, 'batch-canvas');
+      const box = await canvas.boundingBox();
+      await page.waitForFunction(() => document.querySelector('[data-testid="batch-canvas"]').dataset.probe);
+      const found = (await canvas.getAttribute('data-probe')).split(',').map(Number);
+      await page.mouse.move(box.x + found[0], box.y + found[1]);
+      await page.locator('.batch-card .timeline-tooltip').waitFor();
+      const tip = await page.locator('.batch-card .timeline-tooltip').innerText();
+      const [, batch, key] = tip.match(/B = (\d+) · (\S+)/);
+      const before = await runs(page);
+      await page.mouse.click(box.x + found[0], box.y + found[1]);
+      await nextSweep(page, before);
+      assert.equal(await byTestId(page, 'batch-input').inputValue(), batch);
+      await waitForAttr(page, 'config-detail', 'data-key', key);
       // Cancel: the running batch sweep stops at once; the last batch view stays.
       await byTestId(page, 'batch-run').click();
       await waitForAttr(page, 'batch-view', 'data-state', 'running');

@@ -2,16 +2,17 @@
 //! view, each a core scene (`view::charts`) painted on a HiDPI canvas whenever its data
 //! or the canvas width changes.
 
+use leptos::ev::MouseEvent;
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::charts::{batch_scene, sensitivity_scene};
+use shardscope_core::view::charts::{batch_hit, batch_scene, sensitivity_scene, BatchAxes};
 use shardscope_core::view::scene::Scene;
 
-use super::super::canvas::device_pixel_ratio;
+use super::super::canvas::{canvas_by_testid, device_pixel_ratio};
 use super::super::paint::paint;
 use super::super::state::{AppState, View};
 use super::super::workers::WorkersHandle;
-use super::jobs::{cancel_batch, run_batch, BATCHES};
+use super::jobs::{cancel_batch, run_batch, schedule_sweep, BATCHES};
 
 /// A canvas `testid` of `height` CSS px showing `scene(width, scale)`.
 #[component]
@@ -85,12 +86,76 @@ pub fn SensitivityChart() -> impl IntoView {
     }
 }
 
-/// Throughput per PE against throughput per user, one frontier per batch size.
+/// CSS height of the batch view.
+const BATCH_HEIGHT: f64 = 300.0;
+
+/// Throughput per PE against throughput per user, one frontier per batch size. Hover
+/// names a point's configuration; a click switches the batch to its size and selects it.
 #[component]
 pub fn BatchView() -> impl IntoView {
     let state = expect_context::<AppState>();
     let workers = expect_context::<WorkersHandle>();
     let explore = state.explore;
+    let pending = StoredValue::new(0u64);
+    // (series, point, x, y) under the pointer.
+    let hover = RwSignal::new(None::<(usize, usize, f64, f64)>);
+    let hit = move |ev: &MouseEvent| -> Option<(usize, usize, f64, f64)> {
+        let canvas = canvas_by_testid("batch-canvas")?;
+        let rect = canvas.get_bounding_client_rect();
+        let (x, y) = (
+            f64::from(ev.client_x()) - rect.left(),
+            f64::from(ev.client_y()) - rect.top(),
+        );
+        explore.batch.with_untracked(|p| {
+            let p = p.as_ref()?;
+            batch_hit(p, rect.width(), BATCH_HEIGHT, x, y, 7.0).map(|(b, k)| (b, k, x, y))
+        })
+    };
+    let pick = move |b: usize, k: usize| {
+        let found = explore.batch.with_untracked(|p| {
+            let s = p.as_ref()?.series.get(b)?;
+            Some((s.batch, s.keys.get(k)?.clone()))
+        });
+        if let Some((batch, key)) = found {
+            explore.settings.update(|s| s.batch = batch.to_string());
+            explore.selected.set(Some(key));
+            schedule_sweep(state, workers, pending);
+        }
+    };
+    // Where one point is drawn (CSS px), for tests and tools: `data-probe="x,y"`.
+    Effect::new(move |_| {
+        let probe = explore.batch.with(|p| {
+            let p = p.as_ref()?;
+            let canvas = canvas_by_testid("batch-canvas")?;
+            let width = canvas.get_bounding_client_rect().width();
+            let axes = BatchAxes::fit(p, width, BATCH_HEIGHT)?;
+            let series = p.series.iter().find(|s| !s.points.is_empty())?;
+            let (x, y) = axes.pos(series.points[0]);
+            Some((canvas, format!("{x:.1},{y:.1}")))
+        });
+        if let Some((canvas, text)) = probe {
+            let _ = canvas.set_attribute("data-probe", &text);
+        }
+    });
+    let tooltip = move || {
+        let (b, k, x, y) = hover.get()?;
+        let text = explore.batch.with(|p| {
+            let s = p.as_ref()?.series.get(b)?;
+            let (u, pe) = *s.points.get(k)?;
+            Some(format!(
+                "B = {} · {} — {:.1} tokens/s per user, {:.2} per PE (click to select)",
+                s.batch,
+                s.keys.get(k)?,
+                u,
+                pe
+            ))
+        })?;
+        Some(view! {
+            <div class="timeline-tooltip" role="status" style=format!("left: {}px; top: {}px", x + 14.0, y + 14.0)>
+                {text}
+            </div>
+        })
+    };
     view! {
         <section
             class="card batch-card"
@@ -136,12 +201,24 @@ pub fn BatchView() -> impl IntoView {
                     </button>
                 </div>
             </div>
-            <ChartCanvas
-                testid="batch-canvas"
-                label="Throughput per PE against throughput per user for each batch size's frontier"
-                height=300.0
-                scene=move |w, s| explore.batch.with(|r| r.as_ref().map(|r| batch_scene(r, w, 300.0, s)))
-            />
+            <div
+                class="scatter-wrap"
+                on:mousemove=move |ev: MouseEvent| hover.set(hit(&ev))
+                on:mouseleave=move |_| hover.set(None)
+                on:click=move |ev: MouseEvent| {
+                    if let Some((b, k, _, _)) = hit(&ev) {
+                        pick(b, k);
+                    }
+                }
+            >
+                <ChartCanvas
+                    testid="batch-canvas"
+                    label="Throughput per PE against throughput per user for each batch size's frontier"
+                    height=BATCH_HEIGHT
+                    scene=move |w, s| explore.batch.with(|r| r.as_ref().map(|r| batch_scene(r, w, BATCH_HEIGHT, s)))
+                />
+                {tooltip}
+            </div>
             <p class="small muted">
                 "Each line is one batch size's frontier (latency, PEs, efficiency). Up and right is better; "
                 "a time-per-output-token objective is the vertical line (users left of it are too slow)."

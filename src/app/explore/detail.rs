@@ -3,11 +3,12 @@
 //! named; memory per PE against the budget; why it does not fit. And up to three
 //! pinned configurations side by side.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 use shardscope_core::explorer::{Evaluation, StageGroup};
 use shardscope_core::view::explore::{
-    bottleneck, config_attributes, latency_text, layer_multiplier, parse_short_key, short_key,
-    stage_bars,
+    bottleneck, config_attributes, latency_text, layer_multiplier, short_key, stage_bars,
 };
 use shardscope_core::view::permalink::MAX_PINNED;
 
@@ -223,40 +224,56 @@ pub fn ConfigDetail() -> impl IntoView {
     }
 }
 
-/// Pinned configurations side by side.
+/// One pinned configuration's bar: its latency split into attention, FFN and
+/// per-request time (each segment's share of the latency).
+fn latency_split(e: &Evaluation) -> impl IntoView {
+    let bars = stage_bars(e);
+    let total: f64 = bars.iter().map(|b| b.latency_s).sum::<f64>().max(1e-30);
+    let share = |g: StageGroup| {
+        bars.iter()
+            .filter(|b| b.group == g)
+            .map(|b| b.latency_s)
+            .sum::<f64>()
+            / total
+            * 100.0
+    };
+    let segments = [
+        (StageGroup::Attention, "attention", "split-attention"),
+        (StageGroup::Ffn, "FFN", "split-ffn"),
+        (StageGroup::Overhead, "per request", "split-overhead"),
+    ]
+    .into_iter()
+    .map(|(g, label, class)| {
+        let pct = share(g);
+        view! {
+            <span class=format!("segment {class}") style=format!("width: {pct:.2}%") title=format!("{label}: {pct:.0} %")></span>
+        }
+    })
+    .collect_view();
+    view! { <div class="stage-bar mini">{segments}</div> }
+}
+
+/// Pinned configurations side by side: knobs, latency, throughput, PEs, memory per PE
+/// and where the time goes.
 #[component]
 pub fn PinnedCompare() -> impl IntoView {
     let state = expect_context::<AppState>();
     let explore = state.explore;
     let rows = move || {
         let keys = explore.pinned.get();
-        explore
-            .answer
-            .with(|a| {
-                let a = a.as_ref()?;
-                let base = a.request.sweep.base_topology();
-                Some(
-                    keys.iter()
-                        .map(|k| {
-                            let found = parse_short_key(k, &base).ok().and_then(|t| {
-                                (0..a.points.len())
-                                    .find(|&i| a.points.topology(i, &a.request.sweep) == Some(t))
-                            });
-                            (
-                                k.clone(),
-                                found.map(|i| {
-                                    (
-                                        a.points.latency_ns[i],
-                                        a.points.pes[i],
-                                        a.points.efficiency[i],
-                                    )
-                                }),
-                            )
-                        })
-                        .collect::<Vec<_>>(),
-                )
-            })
-            .unwrap_or_default()
+        explore.pinned_evaluations.with(|evals| {
+            keys.iter()
+                .map(|k| {
+                    (
+                        k.clone(),
+                        evals
+                            .iter()
+                            .find(|(key, _)| key == k)
+                            .map(|(_, e)| Arc::clone(e)),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
     };
     view! {
         <section class="card pinned" data-testid="pinned-compare" aria-labelledby="pinned-title">
@@ -265,45 +282,65 @@ pub fn PinnedCompare() -> impl IntoView {
                 when=move || !explore.pinned.with(Vec::is_empty)
                 fallback=|| view! { <p class="hint">"Pin up to three configurations to compare them here."</p> }
             >
-                <table class="compare">
-                    <thead>
-                        <tr>
-                            <th scope="col">"#"</th>
-                            <th scope="col">"Configuration"</th>
-                            <th scope="col" class="num">"Latency"</th>
-                            <th scope="col" class="num">"PEs"</th>
-                            <th scope="col" class="num">"Eff."</th>
-                            <th scope="col"></th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {move || rows()
-                            .into_iter()
-                            .enumerate()
-                            .map(|(n, (key, values))| {
-                                let unpin = key.clone();
-                                view! {
-                                    <tr>
-                                        <td>{n + 1}</td>
-                                        <td><code>{key}</code></td>
-                                        <td class="num">{values.map(|v| latency_text(v.0)).unwrap_or_else(|| "–".into())}</td>
-                                        <td class="num">{values.map(|v| v.1.to_string()).unwrap_or_else(|| "–".into())}</td>
-                                        <td class="num">{values.map(|v| format!("{:.3}", v.2)).unwrap_or_else(|| "–".into())}</td>
-                                        <td>
-                                            <button
-                                                type="button"
-                                                class="button small"
-                                                on:click=move |_| explore.pinned.update(|p| p.retain(|k| *k != unpin))
-                                            >
-                                                "Unpin"
-                                            </button>
-                                        </td>
-                                    </tr>
-                                }
-                            })
-                            .collect_view()}
-                    </tbody>
-                </table>
+                <div class="compare-list">
+                    {move || rows()
+                        .into_iter()
+                        .enumerate()
+                        .map(|(n, (key, e))| {
+                            let unpin = key.clone();
+                            let attr_key = key.clone();
+                            view! {
+                                <div class="compare-item" data-key=attr_key>
+                                    <div class="compare-head">
+                                        <strong>{format!("{}", n + 1)}</strong>
+                                        <code>{key}</code>
+                                        <button
+                                            type="button"
+                                            class="button small"
+                                            on:click=move |_| explore.pinned.update(|p| p.retain(|k| *k != unpin))
+                                        >
+                                            "Unpin"
+                                        </button>
+                                    </div>
+                                    {match e {
+                                        None => view! { <p class="small muted">"Scoring…"</p> }.into_any(),
+                                        Some(e) => {
+                                            let c = &e.config;
+                                            view! {
+                                                <p class="small">
+                                                    {format!(
+                                                        "{} · {:.1} tokens/s · {} PEs · eff {:.3}",
+                                                        latency_text(c.total_latency_ns),
+                                                        c.throughput_tok_s,
+                                                        c.pes_used,
+                                                        c.efficiency_score
+                                                    )}
+                                                </p>
+                                                <p class="small muted">
+                                                    {format!(
+                                                        "memory per PE: weights {:.1} + KV {:.1} + transient {:.1} GB ({:.0} % of usable){}",
+                                                        c.weights_gb,
+                                                        c.kv_gb,
+                                                        c.transient_gb,
+                                                        c.hbm_utilization * 100.0,
+                                                        if c.reason.is_empty() { String::new() } else { format!(" · infeasible: {}", c.reason) }
+                                                    )}
+                                                </p>
+                                                {latency_split(&e)}
+                                            }
+                                            .into_any()
+                                        }
+                                    }}
+                                </div>
+                            }
+                        })
+                        .collect_view()}
+                    <div class="stage-legend small">
+                        <span class="segment-key split-attention"></span>"attention"
+                        <span class="segment-key split-ffn"></span>"FFN"
+                        <span class="segment-key split-overhead"></span>"per request"
+                    </div>
+                </div>
             </Show>
         </section>
     }

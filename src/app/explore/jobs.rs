@@ -76,7 +76,9 @@ pub fn run_sweep(state: AppState, workers: WorkersHandle) {
                     if let Some(key) = explore.selected.get_untracked() {
                         evaluate(state, workers, key);
                     }
-                    // So does the batch view.
+                    // So do the pinned ones' and the batch view.
+                    explore.pinned_evaluations.set(Vec::new());
+                    evaluate_pinned(state, workers);
                     run_batch(state, workers);
                 }
                 ResponseBody::Error { message } => {
@@ -180,6 +182,39 @@ pub fn evaluate(state: AppState, workers: WorkersHandle, key: String) {
             }
         },
     );
+}
+
+/// Fetch the breakdown of every pinned configuration not fetched yet.
+pub fn evaluate_pinned(state: AppState, workers: WorkersHandle) {
+    let explore = state.explore;
+    if explore.answer.with_untracked(Option::is_none) {
+        return;
+    }
+    let missing: Vec<String> = explore.pinned.with_untracked(|keys| {
+        explore.pinned_evaluations.with_untracked(|have| {
+            keys.iter()
+                .filter(|k| !have.iter().any(|(h, _)| h == *k))
+                .cloned()
+                .collect()
+        })
+    });
+    let client = workers.with_value(|w| w.explore_worker());
+    for key in missing {
+        let wanted = key.clone();
+        let runs = explore.runs.get_untracked();
+        client.request(RequestBody::Evaluate { key }, move |response| {
+            // An answer for older settings is dropped (the newer sweep asks again).
+            if explore.runs.get_untracked() != runs {
+                return;
+            }
+            if let ResponseBody::Evaluated(e) = response {
+                explore.pinned_evaluations.update(|v| {
+                    v.retain(|(k, _)| *k != wanted);
+                    v.push((wanted.clone(), Arc::new(*e)));
+                });
+            }
+        });
+    }
 }
 
 /// Download `shardscope explore --format json|csv` (with `--all` when infeasible

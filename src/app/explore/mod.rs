@@ -458,6 +458,11 @@ pub fn ExploreView() -> impl IntoView {
             false
         }
     });
+    // Pinning asks the worker for the new pin's breakdown.
+    Effect::new(move |_| {
+        state.explore.pinned.track();
+        jobs::evaluate_pinned(state, workers);
+    });
     view! {
         <div class="explore-view">
             <ExploreSettingsPanel pending=pending />

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::explorer::{BatchSweepReport, Mode, SensitivityReport, ServingScore};
 
-use super::explore::efficiency_color;
+use super::explore::{efficiency_color, short_key};
 use super::format::format_duration;
 use super::scene::{palette, HAlign, Rgba, Scene, VAlign};
 
@@ -122,7 +122,9 @@ pub fn sensitivity_scene(report: &SensitivityReport, width: f64, height: f64, sc
         let mut line = Vec::new();
         for (i, (&v, &l)) in row.values.iter().zip(&row.latencies_ns).enumerate() {
             let x = x_of(i);
-            if i % stride == 0 || v == row.baseline_value {
+            let base_at = row.values.iter().position(|&b| b == row.baseline_value);
+            let near_base = base_at.is_some_and(|b| b != i && b.abs_diff(i) < stride);
+            if (i % stride == 0 && !near_base) || v == row.baseline_value {
                 scene.text(
                     x * s,
                     (bottom + 4.0) * s,
@@ -198,6 +200,8 @@ pub struct BatchPlane {
 pub struct BatchSeries {
     pub batch: u32,
     pub points: Vec<(f64, f64)>,
+    /// Each point's configuration (short key).
+    pub keys: Vec<String>,
 }
 
 impl BatchPlane {
@@ -220,10 +224,105 @@ impl BatchPlane {
                             )
                         })
                         .collect(),
+                    keys: r
+                        .pareto
+                        .iter()
+                        .map(|c| short_key(&c.config.as_topology(report.s_kv, report.mode)))
+                        .collect(),
                 })
                 .collect(),
         }
     }
+}
+
+/// Where the batch view's plot is and what its log axes span.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BatchAxes {
+    pub x0: f64,
+    pub x1: f64,
+    pub y0: f64,
+    pub y1: f64,
+    /// Tokens/s per user across the plot, and per PE up it.
+    pub user: (f64, f64),
+    pub per_pe: (f64, f64),
+    /// The TPOT objective (ms) and the per-user rate it needs.
+    pub tpot: Option<(f64, f64)>,
+}
+
+impl BatchAxes {
+    pub fn fit(plane: &BatchPlane, width: f64, height: f64) -> Option<BatchAxes> {
+        let (x0, x1, y0, y1) = (64.0, width - 90.0, 14.0, height - 38.0);
+        let finite = |(x, y): &(f64, f64)| *x > 0.0 && *y > 0.0 && x.is_finite() && y.is_finite();
+        let all: Vec<(f64, f64)> = plane
+            .series
+            .iter()
+            .flat_map(|r| r.points.iter().copied())
+            .filter(finite)
+            .collect();
+        if all.is_empty() || x1 <= x0 {
+            return None;
+        }
+        let range = |f: fn(&(f64, f64)) -> f64| {
+            let (lo, hi) = all
+                .iter()
+                .map(f)
+                .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+            (lo / 1.3, hi * 1.3)
+        };
+        // The TPOT objective: users need at least 1000 / tpot_ms tokens/s (shown even
+        // when every point is on one side of it).
+        let tpot = match (plane.tpot_ms, plane.mode) {
+            (Some(ms), Mode::Decode) if ms > 0.0 => Some((ms, 1000.0 / ms)),
+            _ => None,
+        };
+        let mut user = range(|p| p.0);
+        if let Some((_, need)) = tpot {
+            user = (user.0.min(need / 1.3), user.1.max(need * 1.3));
+        }
+        Some(BatchAxes {
+            x0,
+            x1,
+            y0,
+            y1,
+            user,
+            per_pe: range(|p| p.1),
+            tpot,
+        })
+    }
+
+    /// CSS px of a (per user, per PE) point.
+    pub fn pos(&self, (u, p): (f64, f64)) -> (f64, f64) {
+        (
+            log_pos(u, self.user.0, self.user.1, self.x0, self.x1),
+            log_pos(p, self.per_pe.0, self.per_pe.1, self.y1, self.y0),
+        )
+    }
+}
+
+/// The batch view's point nearest to (`x`, `y`) CSS px within `radius`: (series, point).
+pub fn batch_hit(
+    plane: &BatchPlane,
+    width: f64,
+    height: f64,
+    x: f64,
+    y: f64,
+    radius: f64,
+) -> Option<(usize, usize)> {
+    let axes = BatchAxes::fit(plane, width, height)?;
+    let mut best: Option<(f64, usize, usize)> = None;
+    for (b, series) in plane.series.iter().enumerate() {
+        for (k, &p) in series.points.iter().enumerate() {
+            if !(p.0 > 0.0 && p.1 > 0.0 && p.0.is_finite() && p.1.is_finite()) {
+                continue;
+            }
+            let (px, py) = axes.pos(p);
+            let d = (px - x).hypot(py - y);
+            if d <= radius && best.is_none_or(|(bd, _, _)| d < bd) {
+                best = Some((d, b, k));
+            }
+        }
+    }
+    best.map(|(_, b, k)| (b, k))
 }
 
 /// The batch view on a `width` × `height` CSS px canvas.
@@ -235,15 +334,7 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
     );
     scene.background = Some(palette::WHITE);
     let font = 10.5 * s;
-    let points: Vec<(usize, f64, f64)> = plane
-        .series
-        .iter()
-        .enumerate()
-        .flat_map(|(b, r)| r.points.iter().map(move |&(x, y)| (b, x, y)))
-        .filter(|(_, x, y)| *x > 0.0 && *y > 0.0 && x.is_finite() && y.is_finite())
-        .collect();
-    let (x0, x1, y0, y1) = (64.0, width - 90.0, 14.0, height - 38.0);
-    if points.is_empty() || x1 <= x0 {
+    let Some(axes) = BatchAxes::fit(plane, width, height) else {
         scene.text(
             width / 2.0 * s,
             height / 2.0 * s,
@@ -254,25 +345,23 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
             VAlign::Middle,
         );
         return scene;
-    }
-    let range = |f: fn(&(usize, f64, f64)) -> f64| {
-        let (lo, hi) = points
-            .iter()
-            .map(f)
-            .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
-        (lo / 1.3, hi * 1.3)
     };
-    // The TPOT objective: users need at least 1000 / tpot_ms tokens/s (shown even when
-    // every point is on one side of it).
-    let tpot = match (plane.tpot_ms, plane.mode) {
-        (Some(ms), Mode::Decode) if ms > 0.0 => Some((ms, 1000.0 / ms)),
-        _ => None,
-    };
-    let (mut xl, mut xh) = range(|p| p.1);
-    if let Some((_, need)) = tpot {
-        (xl, xh) = (xl.min(need / 1.3), xh.max(need * 1.3));
-    }
-    let (yl, yh) = range(|p| p.2);
+    let BatchAxes {
+        x0,
+        x1,
+        y0,
+        y1,
+        tpot,
+        ..
+    } = axes;
+    let ((xl, xh), (yl, yh)) = (axes.user, axes.per_pe);
+    let points: Vec<(usize, f64, f64)> = plane
+        .series
+        .iter()
+        .enumerate()
+        .flat_map(|(b, r)| r.points.iter().map(move |&(x, y)| (b, x, y)))
+        .filter(|(_, x, y)| *x > 0.0 && *y > 0.0 && x.is_finite() && y.is_finite())
+        .collect();
     for t in log_ticks(xl, xh, x1 - x0) {
         let x = log_pos(t, xl, xh, x0, x1);
         scene.line(vec![(x * s, y0 * s), (x * s, y1 * s)], palette::GRID, s);
@@ -443,6 +532,12 @@ mod tests {
             scene.texts()
         );
         assert_eq!(rate_label(12_345.0), "12.345k");
+        let axes = BatchAxes::fit(&plane, 700.0, 320.0).unwrap();
+        let target = plane.series[2].points[0];
+        let (x, y) = axes.pos(target);
+        let (b, k) = batch_hit(&plane, 700.0, 320.0, x + 1.0, y, 6.0).unwrap();
+        assert_eq!(plane.series[b].points[k], target);
+        assert_eq!(plane.series[2].keys.len(), plane.series[2].points.len());
         assert_eq!(rate_label(450.0), "450");
     }
 }
