@@ -223,7 +223,9 @@ export const tests = [
     name: 'a custom model: edited fields equal the CLI with --model-json, travel in a short link, export and import',
     async run({ page, baseUrl, freshPage }) {
       await openExplore(page, baseUrl);
-      await page.locator('[data-testid="model-editor"] summary').click();
+      // "custom…" in the model select opens the editor.
+      await byTestId(page, 'model-select').selectOption('custom');
+      await page.waitForFunction(() => document.querySelector('[data-testid="model-editor"]').open);
       let before = await runs(page);
       await byTestId(page, 'model-field-layers').fill('40');
       await byTestId(page, 'model-field-layers').press('Tab');
@@ -231,6 +233,7 @@ export const tests = [
       await byTestId(page, 'model-field-name').press('Tab');
       await nextSweep(page, before);
       await page.waitForTimeout(250);
+      assert.equal(await byTestId(page, 'model-select').inputValue(), 'custom');
       // The exported file is what --model-json reads; the frontier equals the CLI's with it.
       const [file] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'model-export').click()]);
       assert.equal(file.suggestedFilename(), 'half-70b.json');

@@ -30,7 +30,11 @@ fn edits_of(kind: Subject, s: &mut ExploreSettings) -> &mut Vec<(String, String)
 }
 
 #[component]
-pub fn CustomEditor(kind: Subject, pending: StoredValue<u64>) -> impl IntoView {
+pub fn CustomEditor(
+    kind: Subject,
+    pending: StoredValue<u64>,
+    open: RwSignal<bool>,
+) -> impl IntoView {
     let state = expect_context::<AppState>();
     let workers = expect_context::<WorkersHandle>();
     let explore = state.explore;
@@ -122,7 +126,20 @@ pub fn CustomEditor(kind: Subject, pending: StoredValue<u64>) -> impl IntoView {
     };
     let prefix = kind.name();
     view! {
-        <details class="custom-editor" data-testid=format!("{prefix}-editor")>
+        <details
+            class="custom-editor"
+            data-testid=format!("{prefix}-editor")
+            prop:open=move || open.get()
+            on:toggle=move |ev| {
+                let is_open = ev
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok())
+                    .is_some_and(|d| d.open());
+                if is_open != open.get_untracked() {
+                    open.set(is_open);
+                }
+            }
+        >
             <summary>
                 {move || match count() {
                     0 => format!("Custom {prefix}…"),

@@ -85,6 +85,65 @@ fn ExploreSettingsPanel(pending: StoredValue<u64>) -> impl IntoView {
             </div>
         }
     };
+    // Model and machine: the presets, plus "custom…" (the editor below the select).
+    let (model_open, machine_open) = (RwSignal::new(false), RwSignal::new(false));
+    let preset_select = move |kind: Subject, label: &'static str, open: RwSignal<bool>| {
+        let testid = format!("{}-select", kind.name());
+        let presets = match kind {
+            Subject::Model => MODEL_PRESETS,
+            Subject::Machine => MACHINE_PRESETS,
+        };
+        let custom = move || {
+            settings.with(|s| match kind {
+                Subject::Model => !s.model_edits.is_empty(),
+                Subject::Machine => !s.machine_edits.is_empty(),
+            })
+        };
+        let preset = move || {
+            settings.with(|s| match kind {
+                Subject::Model => s.model.clone(),
+                Subject::Machine => s.machine.clone(),
+            })
+        };
+        let value = move || {
+            if custom() {
+                "custom".to_string()
+            } else {
+                preset()
+            }
+        };
+        let on_change = move |ev: Event| {
+            let v = event_target_value(&ev);
+            if v == "custom" {
+                open.set(true);
+                return;
+            }
+            changed(Box::new(move |s| match kind {
+                Subject::Model => {
+                    s.model = v;
+                    s.model_edits.clear();
+                }
+                Subject::Machine => {
+                    s.machine = v;
+                    s.machine_edits.clear();
+                }
+            }));
+        };
+        view! {
+            <div class="field">
+                <label for=testid.clone()>{label}</label>
+                <select id=testid.clone() data-testid=testid on:change=on_change prop:value=value>
+                    {presets
+                        .iter()
+                        .map(|o| view! { <option value=*o selected=move || value() == *o>{*o}</option> })
+                        .collect_view()}
+                    <option value="custom" selected=custom>
+                        {move || if custom() { format!("custom (from {})", preset()) } else { "custom…".to_string() }}
+                    </option>
+                </select>
+            </div>
+        }
+    };
     let number = move |testid: &'static str,
                        field: &'static str,
                        label: &'static str,
@@ -177,18 +236,12 @@ fn ExploreSettingsPanel(pending: StoredValue<u64>) -> impl IntoView {
         <aside class="sidebar" aria-label="Explore settings">
             <section class="card" aria-labelledby="workload-title">
                 <h2 id="workload-title">"Model and machine"</h2>
-                {select("model-select", "Model", MODEL_PRESETS.to_vec(), |s| s.model.clone(), |s, v| {
-                    s.model = v.to_string();
-                    s.model_edits.clear();
-                })}
+                {preset_select(Subject::Model, "Model", model_open)}
                 <p class="field-error" role="alert">{error("model")}</p>
-                <CustomEditor kind=Subject::Model pending=pending />
-                {select("machine-select", "Machine", MACHINE_PRESETS.to_vec(), |s| s.machine.clone(), |s, v| {
-                    s.machine = v.to_string();
-                    s.machine_edits.clear();
-                })}
+                <CustomEditor kind=Subject::Model pending=pending open=model_open />
+                {preset_select(Subject::Machine, "Machine", machine_open)}
                 <p class="field-error" role="alert">{error("machine")}</p>
-                <CustomEditor kind=Subject::Machine pending=pending />
+                <CustomEditor kind=Subject::Machine pending=pending open=machine_open />
                 {select(
                     "mode-select",
                     "Mode",
