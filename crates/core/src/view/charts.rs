@@ -190,8 +190,9 @@ fn per_user(c: &ServingScore, mode: Mode, s_kv: u64) -> f64 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BatchPlane {
     pub mode: Mode,
-    /// The TPOT objective, ms (decode only).
-    pub tpot_ms: Option<f64>,
+    /// The objective drawn as a guide line: its label and the tokens/s per user it needs
+    /// (decode: TPOT ≤ X ms needs 1000 / X; prefill: TTFT ≤ X ms needs prompt · 1000 / X).
+    pub guide: Option<(String, f64)>,
     pub series: Vec<BatchSeries>,
 }
 
@@ -208,7 +209,17 @@ impl BatchPlane {
     pub fn from_report(report: &BatchSweepReport) -> BatchPlane {
         BatchPlane {
             mode: report.mode,
-            tpot_ms: report.sla.and_then(|sla| sla.tpot_max_ms),
+            guide: match (report.mode, report.sla) {
+                (Mode::Decode, Some(sla)) => sla
+                    .tpot_max_ms
+                    .filter(|ms| *ms > 0.0)
+                    .map(|ms| (format!("TPOT ≤ {ms} ms"), 1000.0 / ms)),
+                (Mode::Prefill, Some(sla)) => sla.ttft_max_ms.filter(|ms| *ms > 0.0).map(|ms| {
+                    let prompt = sla.prompt_len.unwrap_or(report.s_kv) as f64;
+                    (format!("TTFT ≤ {ms} ms"), prompt * 1000.0 / ms)
+                }),
+                _ => None,
+            },
             series: report
                 .batches
                 .iter()
@@ -245,8 +256,8 @@ pub struct BatchAxes {
     /// Tokens/s per user across the plot, and per PE up it.
     pub user: (f64, f64),
     pub per_pe: (f64, f64),
-    /// The TPOT objective (ms) and the per-user rate it needs.
-    pub tpot: Option<(f64, f64)>,
+    /// The per-user rate the objective needs (see [`BatchPlane::guide`]).
+    pub guide: Option<f64>,
 }
 
 impl BatchAxes {
@@ -269,14 +280,10 @@ impl BatchAxes {
                 .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
             (lo / 1.3, hi * 1.3)
         };
-        // The TPOT objective: users need at least 1000 / tpot_ms tokens/s (shown even
-        // when every point is on one side of it).
-        let tpot = match (plane.tpot_ms, plane.mode) {
-            (Some(ms), Mode::Decode) if ms > 0.0 => Some((ms, 1000.0 / ms)),
-            _ => None,
-        };
+        // The objective's line is shown even when every point is on one side of it.
+        let guide = plane.guide.as_ref().map(|(_, need)| *need);
         let mut user = range(|p| p.0);
-        if let Some((_, need)) = tpot {
+        if let Some(need) = guide {
             user = (user.0.min(need / 1.3), user.1.max(need * 1.3));
         }
         Some(BatchAxes {
@@ -286,7 +293,7 @@ impl BatchAxes {
             y1,
             user,
             per_pe: range(|p| p.1),
-            tpot,
+            guide,
         })
     }
 
@@ -346,14 +353,7 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
         );
         return scene;
     };
-    let BatchAxes {
-        x0,
-        x1,
-        y0,
-        y1,
-        tpot,
-        ..
-    } = axes;
+    let BatchAxes { x0, x1, y0, y1, .. } = axes;
     let ((xl, xh), (yl, yh)) = (axes.user, axes.per_pe);
     let points: Vec<(usize, f64, f64)> = plane
         .series
@@ -407,8 +407,8 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
         HAlign::Left,
         VAlign::Top,
     );
-    if let Some((ms, need)) = tpot {
-        let x = log_pos(need, xl, xh, x0, x1);
+    if let Some((label, need)) = &plane.guide {
+        let x = log_pos(*need, xl, xh, x0, x1);
         scene.line(
             vec![(x * s, y0 * s), (x * s, y1 * s)],
             palette::VERMILLION,
@@ -417,7 +417,7 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
         scene.text(
             (x + 4.0) * s,
             (y0 + 4.0) * s,
-            format!("TPOT ≤ {ms} ms"),
+            label.clone(),
             font,
             palette::VERMILLION,
             HAlign::Left,
@@ -526,6 +526,20 @@ mod tests {
         for b in ["B = 1", "B = 8", "B = 64"] {
             assert!(scene.texts().contains(&b), "{b}");
         }
+        req.sweep.mode = Mode::Prefill;
+        req.sweep.s_kv = 4096;
+        req.sweep.sla = Some(Sla {
+            tpot_max_ms: None,
+            ttft_max_ms: Some(400.0),
+            prompt_len: None,
+        });
+        let prefill = BatchPlane::from_report(
+            &batch_sweep(&req.model, &req.machine, &req.sweep, &[1, 4]).unwrap(),
+        );
+        assert_eq!(
+            prefill.guide,
+            Some(("TTFT ≤ 400 ms".to_string(), 4096.0 * 1000.0 / 400.0))
+        );
         assert!(
             scene.texts().iter().any(|t| t.starts_with("TPOT ≤ 50")),
             "{:?}",
