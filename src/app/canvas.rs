@@ -1,6 +1,8 @@
 //! Canvas helpers: the device pixel ratio (canvases are sized to CSS size × ratio and
-//! drawn in backing pixels, so they stay sharp on HiDPI screens) and finding a canvas.
+//! drawn in backing pixels, so they stay sharp on HiDPI screens), the CSS width a
+//! canvas should be drawn at, and finding a canvas.
 
+use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
@@ -10,6 +12,36 @@ pub fn device_pixel_ratio() -> f64 {
         .map(|w| w.device_pixel_ratio())
         .filter(|r| r.is_finite() && *r > 0.0)
         .unwrap_or(1.0)
+}
+
+/// The CSS width (whole pixels) of `element()`, kept current across window resizes and
+/// re-measured after every change of what `retrack` reads (view switches, new data).
+/// Every access is a `try_`: the owner may be a panel that is rebuilt while a frame or
+/// a resize is still on its way.
+pub fn tracked_width(
+    element: impl Fn() -> Option<web_sys::Element> + Copy + 'static,
+    retrack: impl Fn() + 'static,
+) -> RwSignal<f64> {
+    let width = RwSignal::new(0.0f64);
+    let measure = move || {
+        if let Some(el) = element() {
+            let w = el.get_bounding_client_rect().width().floor();
+            if w > 0.0
+                && width
+                    .try_get_untracked()
+                    .is_some_and(|old| (w - old).abs() > 0.5)
+            {
+                width.try_set(w);
+            }
+        }
+    };
+    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
+    Effect::new(move |_| {
+        retrack();
+        request_animation_frame(measure);
+    });
+    width
 }
 
 /// The canvas with this `data-testid`, if it is on the page.

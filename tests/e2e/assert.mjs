@@ -66,3 +66,13 @@ export const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
+
+/** Collect main-thread long tasks (> 50 ms) from now on into `window.__longTasks`. */
+export async function watchLongTasks(page) {
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+    }).observe({ type: 'longtask', buffered: false });
+  });
+}

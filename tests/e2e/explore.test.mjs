@@ -2,7 +2,7 @@
 // several settings, settings changes re-run, permalinks (fresh profile, garbage),
 // exports, the scatter's pixels and the page's responsiveness during sweeps.
 import { readFileSync } from 'node:fs';
-import { assert, byTestId, cli, waitForAttr } from './assert.mjs';
+import { assert, byTestId, cli, waitForAttr, watchLongTasks } from './assert.mjs';
 
 const runs = async (page) => Number(await byTestId(page, 'explore-status').getAttribute('data-runs'));
 
@@ -50,15 +50,6 @@ async function assertFrontier(page, args) {
     assert.ok(!/e/i.test(r.latencyNs) && !/e/i.test(r.efficiency), 'plain decimals');
   });
   return want;
-}
-
-async function watchLongTasks(page) {
-  await page.evaluate(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
-    }).observe({ type: 'longtask', buffered: false });
-  });
 }
 
 export const tests = [

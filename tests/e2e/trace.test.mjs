@@ -5,7 +5,7 @@
 import { createWriteStream, readFileSync, statSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { assert, byTestId, cli, ROOT, waitForAttr } from './assert.mjs';
+import { assert, byTestId, cli, watchLongTasks, ROOT, waitForAttr } from './assert.mjs';
 import { assertRowsMatch, expectedRows, FIXTURES, open, rowsWithText } from './trace_helpers.mjs';
 
 const TRACES = path.join(FIXTURES, 'traces');
@@ -89,16 +89,6 @@ async function writeBigTrace(file, megabytes) {
   }
   await write(']');
   await new Promise((r) => out.end(r));
-}
-
-/** Collect main-thread long tasks (> 50 ms) from now on. */
-async function watchLongTasks(page) {
-  await page.evaluate(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
-    }).observe({ type: 'longtask', buffered: false });
-  });
 }
 
 export const tests = [

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use shardscope_core::view::charts::{batch_hit, batch_scene, sensitivity_scene, BatchAxes};
 use shardscope_core::view::scene::Scene;
 
-use super::super::canvas::{canvas_by_testid, device_pixel_ratio};
+use super::super::canvas::{canvas_by_testid, device_pixel_ratio, tracked_width};
 use super::super::paint::paint;
 use super::super::state::{AppState, View};
 use super::super::workers::WorkersHandle;
@@ -24,27 +24,11 @@ fn ChartCanvas(
 ) -> impl IntoView {
     let state = expect_context::<AppState>();
     let canvas_ref = NodeRef::<html::Canvas>::new();
-    let width = RwSignal::new(0.0f64);
-    // This canvas lives inside views that are rebuilt (the selected config's panel): a
-    // frame or a resize may arrive after it is gone, so every access is a `try_`.
-    let measure = move || {
-        if let Some(Some(c)) = canvas_ref.try_get_untracked() {
-            let w = c.get_bounding_client_rect().width().floor();
-            if w > 0.0
-                && width
-                    .try_get_untracked()
-                    .is_some_and(|old| (w - old).abs() > 0.5)
-            {
-                width.try_set(w);
-            }
-        }
-    };
-    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || resize.remove());
-    Effect::new(move |_| {
-        state.view.track();
-        request_animation_frame(measure);
-    });
+    // Inside views that are rebuilt (the selected config's panel): see `tracked_width`.
+    let width = tracked_width(
+        move || canvas_ref.try_get_untracked().flatten().map(Into::into),
+        move || state.view.track(),
+    );
     Effect::new(move |_| {
         let w = width.get();
         if w <= 1.0 || state.view.get() != View::Explore {

@@ -16,7 +16,7 @@ use shardscope_core::view::scatter::{
     nearest_point, scatter_scene, ScatterMap, ScatterRange, ScatterSpec,
 };
 
-use super::super::canvas::device_pixel_ratio;
+use super::super::canvas::{device_pixel_ratio, tracked_width};
 use super::super::now_ms;
 use super::super::paint::paint_sliced;
 use super::super::state::{AppState, View};
@@ -33,27 +33,18 @@ pub fn Scatter() -> impl IntoView {
     let explore = state.explore;
     let canvas_ref = NodeRef::<html::Canvas>::new();
     let wrap_ref = NodeRef::<html::Div>::new();
-    let width = RwSignal::new(0.0f64);
     let zoom = RwSignal::new(None::<ScatterRange>);
     let hover = RwSignal::new(None::<(f64, f64, usize)>);
     let drag = StoredValue::new(None::<(f64, f64)>);
     let band = RwSignal::new(None::<(f64, f64, f64, f64)>);
 
-    let measure = move || {
-        if let Some(wrap) = wrap_ref.get_untracked() {
-            let w = wrap.get_bounding_client_rect().width().floor();
-            if w > 0.0 && (w - width.get_untracked()).abs() > 0.5 {
-                width.set(w);
-            }
-        }
-    };
-    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || resize.remove());
-    Effect::new(move |_| {
-        state.view.track();
-        explore.answer.track();
-        request_animation_frame(measure);
-    });
+    let width = tracked_width(
+        move || wrap_ref.try_get_untracked().flatten().map(Into::into),
+        move || {
+            state.view.track();
+            explore.answer.track();
+        },
+    );
     // A new sweep shows its whole range.
     Effect::new(move |_| {
         explore.runs.track();

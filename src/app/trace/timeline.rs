@@ -20,7 +20,7 @@ use shardscope_core::view::timeline_scene::{
     class_color, overview_scene, timeline_scene, TimelineLayout, TimelineSpec, OVERVIEW_HEIGHT,
 };
 
-use super::super::canvas::device_pixel_ratio;
+use super::super::canvas::{device_pixel_ratio, tracked_width};
 use super::super::now_ms;
 use super::super::paint::paint;
 use super::super::state::AppState;
@@ -70,7 +70,6 @@ pub fn Timeline() -> impl IntoView {
     let canvas_ref = NodeRef::<html::Canvas>::new();
     let overview_ref = NodeRef::<html::Canvas>::new();
     let wrap_ref = NodeRef::<html::Div>::new();
-    let width = RwSignal::new(0.0f64);
     let hover = RwSignal::new(None::<Hover>);
     let drag = StoredValue::new(None::<Drag>);
     let overview_drag = StoredValue::new(false);
@@ -104,24 +103,16 @@ pub fn Timeline() -> impl IntoView {
             None => bounds,
         })
     });
-    let layout = Memo::new(move |_| TimelineLayout::new(width.get(), ranks.with(Vec::len)));
 
     // Keep the canvas width in step with the page (tab switches, window resizes).
-    let measure = move || {
-        if let Some(wrap) = wrap_ref.get_untracked() {
-            let w = wrap.get_bounding_client_rect().width();
-            if w > 0.0 && (w - width.get_untracked()).abs() > 0.5 {
-                width.set(w.floor());
-            }
-        }
-    };
-    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || resize.remove());
-    Effect::new(move |_| {
-        state.view.track();
-        trace.report.track();
-        request_animation_frame(measure);
-    });
+    let width = tracked_width(
+        move || wrap_ref.try_get_untracked().flatten().map(Into::into),
+        move || {
+            state.view.track();
+            trace.report.track();
+        },
+    );
+    let layout = Memo::new(move |_| TimelineLayout::new(width.get(), ranks.with(Vec::len)));
 
     // Ask the worker for the visible window (coalesced in the job module).
     Effect::new(move |_| {
