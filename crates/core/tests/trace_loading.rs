@@ -285,6 +285,114 @@ fn load_with(fs: &MemFs, path: &str, parallel: bool) -> LoadOutcome {
     load(fs, &[path.to_string()], &options, &mut |_| {})
 }
 
+/// The parallel path on any input size, with `range_bytes` per range.
+fn load_in_ranges(fs: &MemFs, path: &str, range_bytes: u64) -> LoadOutcome {
+    let options = LoadOptions {
+        parallel: true,
+        parallel_min_bytes: 0,
+        range_bytes,
+        ..LoadOptions::default()
+    };
+    load(fs, &[path.to_string()], &options, &mut |_| {})
+}
+
+/// Everything a load gave, with string ids replaced by what they name.
+fn described(outcome: &LoadOutcome) -> String {
+    let d = &outcome.dataset;
+    let mut out = format!("errors {:?}\n", outcome.errors);
+    for s in &d.sessions {
+        out += &format!("session {:?}\n", s.summary);
+        for e in &s.events {
+            out += &format!(
+                "{} {} {:?} {:?} {:?} {:?} {} {}\n",
+                e.timestamp_ns,
+                e.rank,
+                e.counters(),
+                d.strings.get(e.session),
+                d.strings.get(e.event_type),
+                d.strings.get(e.context),
+                e.flags,
+                e.phase
+            );
+        }
+    }
+    out
+}
+
+#[test]
+fn ranges_of_any_size_give_the_sequential_result_or_give_up() {
+    // Records whose strings hold what the range guesses look for: `}, {`, escaped
+    // newlines, a multi-byte character on every side of a cut; pretty-printed too.
+    let record = |i: usize, context: &str, tricky: bool| {
+        format!(
+            r#"{{"schema_version": 4, "session_id": "s", "timestamp_ns": {}, "event_type": "sample", "collector": "c", "sampling_interval_ms": 100, "pid": 1, "host": "h", "rank": {}, "world_size": 4, "device_id": 0, "allocator_allocated_bytes": {}, "allocator_reserved_bytes": 2000, "allocator_active_bytes": null, "allocator_inactive_bytes": null, "allocator_change_bytes": 0, "device_used_bytes": 3000, "device_free_bytes": 1000, "device_total_bytes": 4000, "context": {}, "metadata": {{"note": "{}"}}}}"#,
+            1_000 + (i * 7919) % 50,
+            i % 4,
+            1000 + i,
+            context,
+            if tricky && i % 13 == 5 {
+                "ü}, {é"
+            } else {
+                "é"
+            }
+        )
+    };
+    let contexts = [
+        "null",
+        r#""}, {\"x\": 1}""#,
+        r#""a\nb π nccl:all_reduce""#,
+        r#""ÿ""#,
+    ];
+    let records: Vec<String> = (0..40)
+        .map(|i| record(i, contexts[(i % 2) * 2], false))
+        .collect();
+    let tricky: Vec<String> = (0..40).map(|i| record(i, contexts[i % 4], true)).collect();
+    let mut fs = MemFs::new();
+    fs.insert("f.json", format!("[{}]", tricky.join(", ")));
+    fs.insert("g.jsonl", tricky.join("\n") + "\n");
+    fs.insert("a.json", format!("[{}]", records.join(", ")));
+    fs.insert("b.json", format!("[\n  {}\n]\n", records.join(",\n  ")));
+    fs.insert("c.jsonl", records.join("\n") + "\n");
+    fs.insert("d.json", "[]".to_string());
+    fs.insert("e.json", format!("[{}] x", records.join(", ")));
+    let sizes: Vec<u64> = [1, 2, 3, 5, 8, 13]
+        .into_iter()
+        .chain((20..=600).step_by(7))
+        .chain([997, 4096, 1 << 20])
+        .collect();
+    let all = sizes.len();
+    for path in [
+        "a.json", "b.json", "c.jsonl", "d.json", "e.json", "f.json", "g.jsonl",
+    ] {
+        let want = described(&load_with(&fs, path, false));
+        let mut used = 0;
+        for &range_bytes in &sizes {
+            let got = load_in_ranges(&fs, path, range_bytes);
+            if got.parallel_files == 1 {
+                used += 1;
+                assert_eq!(
+                    described(&got),
+                    want,
+                    "{path} in ranges of {range_bytes} bytes"
+                );
+            } else {
+                assert_eq!(described(&got), want, "{path}: the sequential fallback");
+            }
+        }
+        // The guesses hit, except after the error of e.json; the strings of f.json
+        // hold `}, {`, so its small ranges guess wrong and give up.
+        let expect_used = match path {
+            "e.json" => 0..1,
+            "f.json" => 1..all,
+            _ => all..all + 1,
+        };
+        assert!(
+            expect_used.contains(&used),
+            "{path}: the range path was used {used} times"
+        );
+    }
+}
+
 /// A JSON array of ~9 MiB: big enough for the parallel path.
 fn big_array() -> Vec<u8> {
     let open = FIXTURE.iter().position(|&b| b == b'[').unwrap_or(0);

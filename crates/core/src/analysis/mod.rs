@@ -117,6 +117,7 @@ pub fn load_traces(
     let options = LoadOptions {
         session_id: settings.session_id.clone().filter(|s| !s.trim().is_empty()),
         parallel,
+        ..LoadOptions::default()
     };
     let outcome = load(fs, paths, &options, progress);
     Loaded {

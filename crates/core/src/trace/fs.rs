@@ -23,6 +23,17 @@ pub trait TraceFs {
     fn size(&self, path: &str) -> Option<u64>;
     /// The absolute form stormlog would use (`Path.resolve()`), for stable ids.
     fn resolve(&self, path: &str) -> String;
+    /// Reads exactly `len` bytes at `offset` into `buf` (replacing what it held), so
+    /// that a big file can be parsed in ranges. `None`: this tree only streams.
+    fn read_at(
+        &self,
+        _path: &str,
+        _offset: u64,
+        _len: usize,
+        _buf: &mut Vec<u8>,
+    ) -> Option<std::io::Result<()>> {
+        None
+    }
 }
 
 /// The last component of a path.
@@ -131,6 +142,27 @@ impl TraceFs for MemFs {
             .map(|b| b.len() as u64)
     }
 
+    fn read_at(
+        &self,
+        path: &str,
+        offset: u64,
+        len: usize,
+        buf: &mut Vec<u8>,
+    ) -> Option<std::io::Result<()>> {
+        let bytes = self.files.get(path.trim_end_matches('/'))?;
+        let slice = usize::try_from(offset)
+            .ok()
+            .and_then(|start| bytes.get(start..start.checked_add(len)?));
+        Some(match slice {
+            Some(slice) => {
+                buf.clear();
+                buf.extend_from_slice(slice);
+                Ok(())
+            }
+            None => Err(std::io::ErrorKind::UnexpectedEof.into()),
+        })
+    }
+
     fn resolve(&self, path: &str) -> String {
         if path.starts_with('/') {
             path.to_string()
@@ -171,6 +203,32 @@ impl TraceFs for StdFs {
 
     fn size(&self, path: &str) -> Option<u64> {
         std::fs::metadata(path).ok().map(|m| m.len())
+    }
+
+    fn read_at(
+        &self,
+        path: &str,
+        offset: u64,
+        len: usize,
+        buf: &mut Vec<u8>,
+    ) -> Option<std::io::Result<()>> {
+        let mut read = || -> std::io::Result<()> {
+            let mut file = std::fs::File::open(path)?;
+            buf.resize(len, 0);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::FileExt;
+                let _ = &mut file;
+                file.read_exact_at(buf, offset)
+            }
+            #[cfg(not(unix))]
+            {
+                use std::io::{Seek, SeekFrom};
+                file.seek(SeekFrom::Start(offset))?;
+                file.read_exact(buf)
+            }
+        };
+        Some(read())
     }
 
     fn resolve(&self, path: &str) -> String {

@@ -29,9 +29,10 @@ use super::event::{Event, StrId, Strings, NO_STR};
 use super::fs::{file_name, join, parent, PathKind, TraceFs};
 use super::parallel::Layout;
 #[cfg(not(target_arch = "wasm32"))]
-use super::parallel::{parse_parallel, MIN_PARALLEL_BYTES};
+use super::parallel::{parse_parallel, parse_ranges_parallel, MIN_PARALLEL_BYTES};
 use super::parse::{parse_json, parse_jsonl, LoadCtx, SessionEvents, SessionGrouper};
 use super::phase_boundary::PhaseBoundary;
+use super::ranges::{plan, RANGE_BYTES, SLACK_BYTES};
 use super::reader::Input;
 use super::record::RecordExtras;
 use super::session::{
@@ -53,10 +54,25 @@ pub struct LoadOptions {
     /// The result is identical either way; errors always come from the sequential parse.
     #[serde(default = "parallel_default")]
     pub parallel: bool,
+    /// Files at least this big take the parallel path ([`MIN_PARALLEL_BYTES`]; tests
+    /// lower it to reach that path with small inputs).
+    #[serde(default = "parallel_min_bytes_default")]
+    pub parallel_min_bytes: u64,
+    /// Bytes per range of the parallel path ([`RANGE_BYTES`]).
+    #[serde(default = "range_bytes_default")]
+    pub range_bytes: u64,
 }
 
 fn parallel_default() -> bool {
     true
+}
+
+fn parallel_min_bytes_default() -> u64 {
+    MIN_PARALLEL_BYTES
+}
+
+fn range_bytes_default() -> u64 {
+    RANGE_BYTES
 }
 
 impl Default for LoadOptions {
@@ -64,6 +80,8 @@ impl Default for LoadOptions {
         LoadOptions {
             session_id: None,
             parallel: true,
+            parallel_min_bytes: MIN_PARALLEL_BYTES,
+            range_bytes: RANGE_BYTES,
         }
     }
 }
@@ -165,6 +183,8 @@ pub fn load(
     let mut loader = Loader {
         fs,
         parallel: options.parallel,
+        parallel_min_bytes: options.parallel_min_bytes,
+        range_bytes: options.range_bytes,
         parallel_files: 0,
         ctx: LoadCtx::default(),
         progress,
@@ -435,6 +455,8 @@ struct Loader<'a> {
     fs: &'a dyn TraceFs,
     /// Whether big files may be parsed by several threads.
     parallel: bool,
+    parallel_min_bytes: u64,
+    range_bytes: u64,
     parallel_files: usize,
     ctx: LoadCtx,
     progress: &'a mut dyn FnMut(&LoadProgress),
@@ -672,8 +694,11 @@ impl Loader<'_> {
         default_id: &str,
         grouper: &mut SessionGrouper,
     ) -> bool {
-        if !self.parallel || self.fs.size(path).unwrap_or(0) < MIN_PARALLEL_BYTES {
+        if !self.parallel || self.fs.size(path).unwrap_or(0) < self.parallel_min_bytes {
             return false;
+        }
+        if let Some(done) = self.try_ranges(path, layout, default_id, grouper) {
+            return done;
         }
         let index = self.file_index;
         let Ok(mut input) = open_input(
@@ -707,6 +732,61 @@ impl Loader<'_> {
         done
     }
 
+    /// The range-parallel path ([`parse_ranges_parallel`]) for files the tree can read
+    /// at any offset and that are not gzip. `None`: not applicable, try the streaming
+    /// parallel path; `Some(done)` as for [`Loader::try_parallel`].
+    #[cfg(not(target_arch = "wasm32"))]
+    fn try_ranges(
+        &mut self,
+        path: &str,
+        layout: Layout,
+        default_id: &str,
+        grouper: &mut SessionGrouper,
+    ) -> Option<bool> {
+        let fs = self.fs;
+        let file_bytes = fs.size(path)?;
+        let mut head = Vec::new();
+        if fs.read_at(path, 0, 2, &mut head)?.is_err() || head == [0x1f, 0x8b] {
+            return None;
+        }
+        let name = file_name(path).to_string();
+        let report = LoadProgress {
+            file: name,
+            file_index: self.file_index,
+            file_count: self.file_count.max(self.file_index + 1),
+            file_done_bytes: 0,
+            file_total_bytes: file_bytes,
+        };
+        let progress = &mut *self.progress;
+        progress(&report);
+        let mut parsed = SessionGrouper::default();
+        let mut read_at = |offset: u64, len: usize, buf: &mut Vec<u8>| {
+            matches!(fs.read_at(path, offset, len, buf), Some(Ok(())))
+        };
+        // Small ranges (tests) read less slack: a longer record only means giving up.
+        let slack = SLACK_BYTES.min(self.range_bytes.max(4096));
+        let done = parse_ranges_parallel(
+            &mut read_at,
+            &plan(file_bytes, self.range_bytes, slack),
+            layout,
+            &mut self.ctx,
+            default_id,
+            &mut parsed,
+            &mut |bytes| {
+                let mut r = report.clone();
+                r.file_done_bytes = bytes;
+                progress(&r);
+            },
+        )
+        .is_ok();
+        if done {
+            self.file_index += 1;
+            grouper.append(parsed);
+            self.parallel_files += 1;
+        }
+        Some(done)
+    }
+
     /// wasm32 has no threads: always the sequential parse.
     #[cfg(target_arch = "wasm32")]
     fn try_parallel(
@@ -716,7 +796,7 @@ impl Loader<'_> {
         _default_id: &str,
         _grouper: &mut SessionGrouper,
     ) -> bool {
-        let _requested = self.parallel;
+        let _requested = (self.parallel, self.parallel_min_bytes, self.range_bytes);
         false
     }
 
@@ -1279,9 +1359,10 @@ fn accumulate(accumulated: &mut Vec<Session>, sessions: Vec<Session>) {
     }
 }
 
-/// Events stably sorted by timestamp. Sorts (time, position) keys and moves each
-/// 96-byte event once, instead of moving events around while sorting.
-fn sort_by_time(events: Vec<Event>) -> Vec<Event> {
+/// Events stably sorted by timestamp, in place: sorts (time, position) keys, then
+/// follows the permutation's cycles, so each event moves once and no second copy of
+/// the events is ever held (16 bytes of key per event instead).
+fn sort_by_time(mut events: Vec<Event>) -> Vec<Event> {
     if events
         .windows(2)
         .all(|w| w[0].timestamp_ns <= w[1].timestamp_ns)
@@ -1295,5 +1376,24 @@ fn sort_by_time(events: Vec<Event>) -> Vec<Event> {
         .collect();
     // The position breaks ties, so an unstable sort keeps equal times in input order.
     keys.sort_unstable();
-    keys.into_iter().map(|(_, i)| events[i as usize]).collect()
+    // keys[i].1 is where position i's event comes from; DONE marks filled positions.
+    const DONE: u32 = u32::MAX;
+    for start in 0..keys.len() {
+        if keys[start].1 == DONE || keys[start].1 as usize == start {
+            continue;
+        }
+        let held = events[start];
+        let mut at = start;
+        loop {
+            let from = keys[at].1 as usize;
+            keys[at].1 = DONE;
+            if from == start {
+                events[at] = held;
+                break;
+            }
+            events[at] = events[from];
+            at = from;
+        }
+    }
+    events
 }

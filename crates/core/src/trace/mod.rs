@@ -12,6 +12,7 @@ pub mod parallel;
 pub mod parse;
 pub mod phase_boundary;
 pub mod pynum;
+pub mod ranges;
 pub mod reader;
 pub mod record;
 pub mod session;

@@ -1,14 +1,17 @@
-//! A parallel fast path for big files on native builds (the CLI, `make bench`).
+//! The parallel fast paths for big files on native builds (the CLI, `make bench`).
 //!
-//! The calling thread reads and UTF-8-checks the input, cuts it into batches of
-//! whole records (a top-level JSON array's elements, or JSONL lines), and two worker
-//! threads parse and convert the batches. Results are merged in input order, so the
-//! events are exactly those of the sequential parse.
+//! - [`parse_ranges_parallel`], for files that can be read at any offset (not gzip):
+//!   the calling thread reads [`ranges`](super::ranges) of the file and merges the
+//!   parsed ranges in order; two worker threads parse them. No byte is scanned twice.
+//! - [`parse_parallel`], for streams (gzip): the calling thread reads, UTF-8-checks
+//!   and cuts the input into batches of whole records (a top-level JSON array's
+//!   elements, or JSONL lines), and the two worker threads parse the batches.
 //!
-//! The fast path only handles the clean case. At the first sign of anything else
-//! (a syntax or validation error, an element that is not an object, a line that
-//! does not parse) it gives up and the caller re-reads the file sequentially, which
-//! reports errors exactly as stormlog would. The browser worker never uses it.
+//! Either way results are merged in input order, so the events are exactly those of
+//! the sequential parse. The fast paths only handle the clean case: at the first sign
+//! of anything else (a syntax or validation error, an element that is not an object,
+//! a line that does not parse) they give up and the caller re-reads the file
+//! sequentially, which reports errors exactly as stormlog would.
 
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Mutex;
@@ -16,6 +19,7 @@ use std::sync::Mutex;
 use super::event::{Event, Strings, NO_STR};
 use super::parse::{LoadCtx, SessionGrouper};
 use super::phase_boundary::PhaseBoundary;
+use super::ranges::RangeTask;
 use super::reader::Input;
 use super::record::{convert_record, InternCache, RecordExtras, RecordSink, DEFAULT_COLLECTOR};
 use crate::json::{skip_ws, Node, Tape};
@@ -93,6 +97,111 @@ pub fn parse_parallel(
         return Err(GaveUp);
     }
     Ok(())
+}
+
+/// Parses a file that `read_at` can read at any offset, in the ranges `tasks`
+/// ([`ranges::plan`](super::ranges::plan)) on two worker threads: the calling thread only reads
+/// each range's bytes and merges finished ranges in order, so no byte is scanned
+/// twice. `progress` gets the bytes merged so far. `Err(GaveUp)`: as for
+/// [`parse_parallel`].
+pub fn parse_ranges_parallel(
+    read_at: &mut dyn FnMut(u64, usize, &mut Vec<u8>) -> bool,
+    tasks: &[RangeTask],
+    layout: Layout,
+    ctx: &mut LoadCtx,
+    default_session_id: &str,
+    grouper: &mut SessionGrouper,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(), GaveUp> {
+    use super::ranges::{parse_range, ParsedRange, Stitcher};
+    use std::sync::mpsc::channel;
+    /// Ranges read but not yet merged (bounds memory to this many buffers).
+    const IN_FLIGHT: usize = WORKERS * 2;
+    type Done = (
+        RangeTask,
+        Result<ParsedRange, super::ranges::GaveUp>,
+        Vec<u8>,
+    );
+    let file_bytes = tasks.first().map_or(0, |t| t.file_bytes);
+    let (task_tx, task_rx) = sync_channel::<(RangeTask, Vec<u8>)>(IN_FLIGHT);
+    let task_rx = Mutex::new(task_rx);
+    let (done_tx, done_rx) = channel::<Done>();
+    let mut merger = Merger {
+        ctx,
+        grouper,
+        pending: Vec::new(),
+        next: 0,
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..WORKERS {
+            let rx = &task_rx;
+            let tx = done_tx.clone();
+            scope.spawn(move || {
+                let mut tape = Tape::default();
+                loop {
+                    let next = match rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((task, buf)) = next else { return };
+                    let parsed = parse_range(&task, layout, &buf, default_session_id, &mut tape);
+                    if tx.send((task, parsed, buf)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        let mut stitcher = Stitcher::default();
+        let mut waiting: Vec<(RangeTask, ParsedRange)> = Vec::new();
+        let mut spare: Vec<Vec<u8>> = Vec::new();
+        let mut in_flight = 0usize;
+        let mut take =
+            |done: Done, spare: &mut Vec<Vec<u8>>, merger: &mut Merger<'_>| -> Result<(), GaveUp> {
+                let (task, parsed, buf) = done;
+                spare.push(buf);
+                waiting.push((task, parsed.map_err(|_| GaveUp)?));
+                while let Some(i) = waiting.iter().position(|(t, _)| t.index == merger.next) {
+                    let (task, range) = waiting.swap_remove(i);
+                    stitcher.accept(&range, &task).map_err(|_| GaveUp)?;
+                    merger.merge(Converted {
+                        index: range.index,
+                        events: range.events,
+                        strings: range.strings,
+                        phases: range.phases,
+                    });
+                    merger.next += 1;
+                    progress(task.end);
+                }
+                Ok(())
+            };
+        let mut run = || -> Result<(), GaveUp> {
+            for task in tasks {
+                while in_flight >= IN_FLIGHT {
+                    let done = done_rx.recv().map_err(|_| GaveUp)?;
+                    in_flight -= 1;
+                    take(done, &mut spare, &mut merger)?;
+                }
+                let (offset, len) = task.read_span();
+                let mut buf = spare.pop().unwrap_or_default();
+                if !read_at(offset, len as usize, &mut buf) {
+                    return Err(GaveUp);
+                }
+                task_tx.send((*task, buf)).map_err(|_| GaveUp)?;
+                in_flight += 1;
+            }
+            while in_flight > 0 {
+                let done = done_rx.recv().map_err(|_| GaveUp)?;
+                in_flight -= 1;
+                take(done, &mut spare, &mut merger)?;
+            }
+            Ok(())
+        };
+        let result = run();
+        drop(task_tx);
+        result?;
+        stitcher.complete(file_bytes).map_err(|_| GaveUp)
+    })
 }
 
 /// Merges converted batches into the grouper in input order, as they arrive,

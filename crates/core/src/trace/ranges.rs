@@ -1,0 +1,321 @@
+//! Parsing one big file as independent byte ranges, so that several threads (natively)
+//! or several Web Workers (in the browser) can each read and parse their own part.
+//!
+//! A file is cut into [`RANGE_BYTES`] ranges ([`plan`]). Each range is parsed on its
+//! own ([`parse_range`]) from a buffer holding the range plus up to [`SLACK_BYTES`]
+//! after it, so that the record crossing its end can be finished. A range other than
+//! the first does not know where its first record starts: it *guesses* (the first
+//! `}` `,` `{` between records of a JSON array, the first line start of JSONL) and
+//! parses from there until the first record starting at or after its end.
+//!
+//! [`Stitcher`] then accepts the ranges in order only if each one started exactly
+//! where its predecessor stopped. Parsing resumes identically at a true record start,
+//! so stitched ranges give exactly the events of one sequential parse; a wrong guess
+//! (the pattern inside a string) cannot match a true boundary, and any other
+//! irregularity (an error, a non-object element, a record longer than the slack)
+//! gives up, and the caller parses the file sequentially, which reports errors as
+//! stormlog would.
+
+use super::event::{Event, Strings};
+use super::parallel::Layout;
+use super::phase_boundary::PhaseBoundary;
+use super::record::{convert_record, InternCache, RecordExtras, RecordSink, DEFAULT_COLLECTOR};
+use crate::json::{skip_ws, Node, Tape};
+
+/// Bytes per range.
+pub const RANGE_BYTES: u64 = 4 << 20;
+
+/// Bytes read past a range's end for the record that crosses it.
+pub const SLACK_BYTES: u64 = 1 << 20;
+
+/// Bytes read before a range's start, to see whether a record starts right at it
+/// (`}, {` or a newline just before).
+const LOOKBACK_BYTES: u64 = 64;
+
+/// One range of a file: parse the records that *start* in `start..end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RangeTask {
+    pub index: usize,
+    pub start: u64,
+    pub end: u64,
+    pub file_bytes: u64,
+    /// Bytes read past `end` (see [`SLACK_BYTES`]).
+    pub slack_bytes: u64,
+}
+
+impl RangeTask {
+    /// The bytes to read for this range: `(offset, length)`, from a little before
+    /// `start` (does a record start right at it?) to `slack_bytes` after `end`.
+    pub fn read_span(&self) -> (u64, u64) {
+        let from = self.start - self.start.min(LOOKBACK_BYTES);
+        let to = self
+            .end
+            .saturating_add(self.slack_bytes)
+            .min(self.file_bytes);
+        (from, to - from)
+    }
+}
+
+/// The ranges of a file of `file_bytes` bytes ([`RANGE_BYTES`] and [`SLACK_BYTES`]
+/// outside tests).
+pub fn plan(file_bytes: u64, range_bytes: u64, slack_bytes: u64) -> Vec<RangeTask> {
+    let range_bytes = range_bytes.max(1);
+    let mut tasks = Vec::new();
+    let mut start = 0;
+    while start < file_bytes || tasks.is_empty() {
+        let end = start.saturating_add(range_bytes).min(file_bytes);
+        tasks.push(RangeTask {
+            index: tasks.len(),
+            start,
+            end,
+            file_bytes,
+            slack_bytes,
+        });
+        start = end;
+    }
+    tasks
+}
+
+/// Why a range could not be used (the sequential parse then tells the real story).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GaveUp;
+
+/// What one range gave, with string and phase ids local to the range.
+#[derive(Debug, Default)]
+pub struct ParsedRange {
+    pub index: usize,
+    /// Offset of the first record parsed, `None` when no record starts in the range.
+    pub first_record: Option<u64>,
+    /// Offset where the next range must start: the first record starting at or after
+    /// the range's end, or the file's size once the input is complete.
+    pub next: u64,
+    /// The input ended in this range (`]` of the array and only whitespace after it,
+    /// or the last line of JSONL).
+    pub finished: bool,
+    pub events: Vec<(Event, RecordExtras)>,
+    pub strings: Strings,
+    pub phases: Vec<PhaseBoundary>,
+}
+
+/// Parses the records of `task` from `buf`, the bytes at [`RangeTask::read_span`].
+pub fn parse_range(
+    task: &RangeTask,
+    layout: Layout,
+    buf: &[u8],
+    default_session_id: &str,
+    tape: &mut Tape,
+) -> Result<ParsedRange, GaveUp> {
+    let (from, len) = task.read_span();
+    if buf.len() as u64 != len {
+        return Err(GaveUp);
+    }
+    let at_eof = from + len == task.file_bytes;
+    let mut out = ParsedRange {
+        index: task.index,
+        ..ParsedRange::default()
+    };
+    let mut cache = InternCache::default();
+    // Converts the record just parsed into `tape` (an object, or give up).
+    let mut convert = |out: &mut ParsedRange, tape: &mut Tape| {
+        if !matches!(tape.nodes.first(), Some(Node::Object { .. })) {
+            return Err(GaveUp);
+        }
+        let mut sink = RecordSink {
+            strings: &mut out.strings,
+            phases: &mut out.phases,
+            default_session_id,
+            default_collector: DEFAULT_COLLECTOR,
+            default_sampling_interval_ms: 0,
+            cache: &mut cache,
+        };
+        out.events
+            .push(convert_record(tape, 0, &mut sink).map_err(|_| GaveUp)?);
+        Ok(())
+    };
+    let start_rel = (task.start - from) as usize;
+    let end_rel = (task.end - from) as usize;
+    let (first, stop) = match layout {
+        Layout::JsonArray => {
+            let first = if task.start == 0 {
+                let i = skip_ws(buf, 0);
+                if buf.get(i) != Some(&b'[') {
+                    return Err(GaveUp);
+                }
+                let j = skip_ws(buf, i + 1);
+                if buf.get(j) == Some(&b']') {
+                    check_utf8(&buf[..j])?;
+                    // An empty array: only whitespace may follow.
+                    return finish_array(out, buf, j, at_eof, task.file_bytes);
+                }
+                Some(j)
+            } else {
+                guess_object_start(buf, start_rel, end_rel)
+            };
+            let Some(first) = first else {
+                out.next = task.end;
+                return Ok(out);
+            };
+            out.first_record = Some(from + first as u64);
+            let mut pos = first;
+            // The file's first record belongs to the first range even when whitespace
+            // pushes it past the range's end (no `}, {` precedes it for a guess).
+            while pos < end_rel || (task.start == 0 && out.events.is_empty()) {
+                if buf.get(pos) != Some(&b'{') {
+                    return Err(GaveUp);
+                }
+                let n = tape.parse_value(buf, pos, at_eof).map_err(|_| GaveUp)?;
+                convert(&mut out, tape)?;
+                let sep = skip_ws(buf, n);
+                match buf.get(sep) {
+                    Some(b',') => pos = skip_ws(buf, sep + 1),
+                    Some(b']') => {
+                        check_utf8(&buf[first..sep])?;
+                        check_head(buf, first, task)?;
+                        return finish_array(out, buf, sep, at_eof, task.file_bytes);
+                    }
+                    _ => return Err(GaveUp),
+                }
+            }
+            (Some(first), pos)
+        }
+        Layout::Jsonl => {
+            let first = if task.start == 0 {
+                Some(0)
+            } else {
+                // A record starts after a newline (the byte before `start` included).
+                buf[start_rel - 1..end_rel]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map(|nl| start_rel + nl)
+                    .filter(|&p| p < end_rel)
+            };
+            let Some(mut pos) = first else {
+                out.next = task.end;
+                return Ok(out);
+            };
+            out.first_record = Some(from + pos as u64);
+            while pos < end_rel {
+                let Some(nl) = buf[pos..].iter().position(|&b| b == b'\n') else {
+                    // A last line without newline: only the sequential parse knows
+                    // whether to drop it. A line longer than the slack: give up too.
+                    return Err(GaveUp);
+                };
+                let line = &buf[pos..pos + nl];
+                // Other Python line breaks would renumber lines: leave those files alone.
+                if line
+                    .iter()
+                    .any(|&b| matches!(b, b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2))
+                {
+                    return Err(GaveUp);
+                }
+                if line.iter().any(|&b| !matches!(b, b' ' | b'\t')) {
+                    let n = tape.parse_value(line, 0, true).map_err(|_| GaveUp)?;
+                    if skip_ws(line, n) != line.len() {
+                        return Err(GaveUp);
+                    }
+                    convert(&mut out, tape)?;
+                }
+                pos += nl + 1;
+            }
+            out.finished = at_eof && pos == buf.len();
+            (first, pos)
+        }
+    };
+    let first = first.unwrap_or(0);
+    check_utf8(&buf[first..stop])?;
+    check_head(buf, first, task)?;
+    out.next = from + stop as u64;
+    Ok(out)
+}
+
+/// The bytes before the file's first record (`[` and whitespace) are UTF-8 too.
+fn check_head(buf: &[u8], first: usize, task: &RangeTask) -> Result<(), GaveUp> {
+    if task.start == 0 {
+        check_utf8(&buf[..first])?;
+    }
+    Ok(())
+}
+
+/// `]` at `close`: the array ends; only whitespace may follow, to the end of the file.
+fn finish_array(
+    mut out: ParsedRange,
+    buf: &[u8],
+    close: usize,
+    at_eof: bool,
+    file_bytes: u64,
+) -> Result<ParsedRange, GaveUp> {
+    if !at_eof || skip_ws_all(&buf[close + 1..]) {
+        return Err(GaveUp); // "Extra data", or whitespace beyond the slack
+    }
+    out.finished = true;
+    out.next = file_bytes;
+    Ok(out)
+}
+
+/// True when `bytes` hold anything but JSON whitespace.
+fn skip_ws_all(bytes: &[u8]) -> bool {
+    skip_ws(bytes, 0) != bytes.len()
+}
+
+fn check_utf8(bytes: &[u8]) -> Result<(), GaveUp> {
+    std::str::from_utf8(bytes).map(|_| ()).map_err(|_| GaveUp)
+}
+
+/// The first `{` in `buf[start..end]` that follows `}` `,` (whitespace between): where
+/// an array element would start. Only a guess: the pattern may sit inside a string.
+fn guess_object_start(buf: &[u8], start: usize, end: usize) -> Option<usize> {
+    let is_ws = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let before = |i: usize| buf[..i].iter().rposition(|&b| !is_ws(b));
+    (start..end).find(|&i| {
+        buf[i] == b'{'
+            && before(i)
+                .is_some_and(|c| buf[c] == b',' && before(c).is_some_and(|b| buf[b] == b'}'))
+    })
+}
+
+/// Accepts parsed ranges in order and checks that they join up.
+#[derive(Debug, Default)]
+pub struct Stitcher {
+    /// Where the next range must start its first record.
+    expected: u64,
+    finished: bool,
+    next_index: usize,
+}
+
+impl Stitcher {
+    /// Checks that `range` (the next in order) continues where the last one stopped.
+    pub fn accept(&mut self, range: &ParsedRange, task: &RangeTask) -> Result<(), GaveUp> {
+        if range.index != self.next_index || task.index != range.index {
+            return Err(GaveUp);
+        }
+        self.next_index += 1;
+        match range.first_record {
+            // No record starts here: the previous range must already reach past it.
+            None => {
+                if self.expected < task.end && !(task.start == 0 && range.finished) {
+                    return Err(GaveUp);
+                }
+            }
+            Some(first) => {
+                if self.finished || (task.start > 0 && first != self.expected) {
+                    return Err(GaveUp);
+                }
+                self.expected = range.next;
+            }
+        }
+        if range.finished {
+            self.finished = true;
+            self.expected = task.file_bytes;
+        }
+        Ok(())
+    }
+
+    /// After the last range: did the input end properly?
+    pub fn complete(&self, file_bytes: u64) -> Result<(), GaveUp> {
+        if self.finished && self.expected == file_bytes {
+            Ok(())
+        } else {
+            Err(GaveUp)
+        }
+    }
+}
