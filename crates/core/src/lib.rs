@@ -14,6 +14,7 @@ pub mod analysis;
 pub mod attribution;
 pub mod explorer;
 pub mod json;
+pub mod pack;
 pub mod phases;
 pub mod py;
 pub mod trace;

@@ -5,7 +5,12 @@ use std::io::Write;
 
 use proptest::prelude::*;
 use shardscope_core::attribution::{attribute, AttributionConfig};
-use shardscope_core::trace::{load, Dataset, LoadErrorKind, LoadOptions, LoadOutcome, MemFs};
+use shardscope_core::trace::load::json_default_session_id;
+use shardscope_core::trace::parallel::Layout;
+use shardscope_core::trace::ranges::{parse_range, plan, ParsedRange, Preparsed};
+use shardscope_core::trace::{
+    load, Dataset, LoadErrorKind, LoadOptions, LoadOutcome, MemFs, PathKind, TraceFs,
+};
 
 const FIXTURE: &[u8] =
     include_bytes!("../../../tests/fixtures/attribution/traces/sync_markers_type.json");
@@ -471,4 +476,101 @@ fn parallel_parsing_falls_back_to_report_errors_exactly() {
     assert_eq!(seq.errors.len(), 1);
     assert_eq!(seq.errors, par.errors);
     assert_eq!(par.errors[0].message, "rank must be >= 0");
+}
+
+/// A file tree whose big JSON files arrive already parsed in ranges, as the browser's
+/// helper workers hand them over: packed, in reverse order, optionally one missing.
+struct Preparsing {
+    fs: MemFs,
+    range_bytes: u64,
+    drop_one: bool,
+    taken: std::cell::Cell<u32>,
+}
+
+impl TraceFs for Preparsing {
+    fn kind(&self, path: &str) -> PathKind {
+        self.fs.kind(path)
+    }
+    fn list_dir(&self, path: &str) -> Vec<String> {
+        self.fs.list_dir(path)
+    }
+    fn open(&self, path: &str) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+        self.fs.open(path)
+    }
+    fn size(&self, path: &str) -> Option<u64> {
+        self.fs.size(path)
+    }
+    fn resolve(&self, path: &str) -> String {
+        self.fs.resolve(path)
+    }
+    fn take_parsed(&self, path: &str) -> Option<Preparsed<'_>> {
+        let file_bytes = self.fs.size(path)?;
+        let tasks = plan(file_bytes, self.range_bytes, 4096.max(self.range_bytes));
+        let default_session_id = json_default_session_id(&self.fs.resolve(path));
+        let mut tape = Default::default();
+        let mut packed = Vec::new();
+        for task in &tasks {
+            let (offset, len) = task.read_span();
+            let mut buf = Vec::new();
+            self.fs
+                .read_at(path, offset, len as usize, &mut buf)?
+                .ok()?;
+            let range = parse_range(
+                task,
+                Layout::JsonArray,
+                &buf,
+                &default_session_id,
+                &mut tape,
+            )
+            .ok()?;
+            let bytes = range.to_bytes();
+            let back = ParsedRange::from_bytes(&bytes).ok()?;
+            assert_eq!(back.to_bytes(), bytes, "packing round trip");
+            packed.push(bytes);
+        }
+        packed.reverse();
+        if self.drop_one {
+            packed.pop();
+        }
+        self.taken.set(self.taken.get() + 1);
+        Some(Preparsed {
+            default_session_id,
+            file_bytes,
+            range_bytes: self.range_bytes,
+            ranges: Box::new(packed.into_iter()),
+        })
+    }
+}
+
+#[test]
+fn ranges_parsed_elsewhere_and_packed_give_the_sequential_result() {
+    // A pretty-printed stormlog export (indent 2) of 250 kB.
+    let mut fs = MemFs::new();
+    fs.insert("big.json", FIXTURE.to_vec());
+    let want = described(&load_with(&fs, "big.json", false));
+    for (range_bytes, drop_one) in [
+        (16_411, false),
+        (65_536, false),
+        (100_003, false),
+        (65_536, true),
+    ] {
+        let pre = Preparsing {
+            fs: fs.clone(),
+            range_bytes,
+            drop_one,
+            taken: Default::default(),
+        };
+        let options = LoadOptions {
+            parallel: false,
+            ..LoadOptions::default()
+        };
+        let got = load(&pre, &["big.json".to_string()], &options, &mut |_| {});
+        assert_eq!(pre.taken.get(), 1);
+        assert_eq!(
+            got.parallel_files,
+            u32::from(!drop_one) as usize,
+            "{range_bytes} {drop_one}"
+        );
+        assert_eq!(described(&got), want, "{range_bytes} {drop_one}");
+    }
 }

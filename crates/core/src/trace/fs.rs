@@ -34,6 +34,11 @@ pub trait TraceFs {
     ) -> Option<std::io::Result<()>> {
         None
     }
+    /// `path` already parsed in ranges elsewhere (the browser's helper workers); taken
+    /// once. `None`: parse it here.
+    fn take_parsed(&self, _path: &str) -> Option<super::ranges::Preparsed<'_>> {
+        None
+    }
 }
 
 /// The last component of a path.

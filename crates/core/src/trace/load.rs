@@ -27,12 +27,12 @@ use super::csv::{load_csv, CsvTarget};
 use super::error::{LoadError, LoadErrorKind, LoadWarning};
 use super::event::{Event, StrId, Strings, NO_STR};
 use super::fs::{file_name, join, parent, PathKind, TraceFs};
-use super::parallel::Layout;
 #[cfg(not(target_arch = "wasm32"))]
-use super::parallel::{parse_parallel, parse_ranges_parallel, MIN_PARALLEL_BYTES};
+use super::parallel::{parse_parallel, parse_ranges_parallel};
+use super::parallel::{Layout, MIN_PARALLEL_BYTES};
 use super::parse::{parse_json, parse_jsonl, LoadCtx, SessionEvents, SessionGrouper};
 use super::phase_boundary::PhaseBoundary;
-use super::ranges::{plan, RANGE_BYTES, SLACK_BYTES};
+use super::ranges::{plan, GaveUp, ParsedRange, Preparsed, RangeMerger, RANGE_BYTES, SLACK_BYTES};
 use super::reader::Input;
 use super::record::RecordExtras;
 use super::session::{
@@ -523,7 +523,7 @@ impl Loader<'_> {
                 self.load_sink(&resolved, &[path.to_string()], manifest)
             }
             PathKind::File => {
-                let default_id = stable_legacy_session_id(&[&resolved, "json"]);
+                let default_id = json_default_session_id(&resolved);
                 let mut grouper = SessionGrouper::default();
                 if self.try_parallel(path, Layout::JsonArray, &default_id, &mut grouper) {
                     return Ok(self.assemble(grouper, Vec::new(), &name, &[resolved]));
@@ -546,6 +546,12 @@ impl Loader<'_> {
             }
         }
     }
+}
+
+/// The session id stormlog gives the records without one of the JSON file at
+/// `resolved` (its absolute path): what helpers parsing ranges of it must use too.
+pub fn json_default_session_id(resolved: &str) -> String {
+    stable_legacy_session_id(&[resolved, "json"])
 }
 
 /// A sink manifest (`read_telemetry_sink_manifest`); `None` when unreadable.
@@ -686,8 +692,63 @@ impl Loader<'_> {
     /// The parallel fast path for a big file (native builds only): `true` when it
     /// parsed the whole file into `grouper`; `false` leaves everything untouched for
     /// the sequential parse, which also reports any error exactly.
-    #[cfg(not(target_arch = "wasm32"))]
     fn try_parallel(
+        &mut self,
+        path: &str,
+        layout: Layout,
+        default_id: &str,
+        grouper: &mut SessionGrouper,
+    ) -> bool {
+        if let Some(pre) = self.fs.take_parsed(path) {
+            if self.merge_preparsed(path, pre, layout, default_id, grouper) {
+                return true;
+            }
+        }
+        self.try_threads(path, layout, default_id, grouper)
+    }
+
+    /// Ranges parsed elsewhere (the browser's helper workers) for this file: `true`
+    /// when they stitch into the whole file; `false` leaves the file to the other paths.
+    fn merge_preparsed(
+        &mut self,
+        path: &str,
+        pre: Preparsed<'_>,
+        layout: Layout,
+        default_id: &str,
+        grouper: &mut SessionGrouper,
+    ) -> bool {
+        if pre.default_session_id != default_id || layout != Layout::JsonArray {
+            return false;
+        }
+        let slack = SLACK_BYTES.min(pre.range_bytes.max(4096));
+        let tasks = plan(pre.file_bytes, pre.range_bytes, slack);
+        let mut merger = RangeMerger::new(&tasks);
+        let mut parsed = SessionGrouper::default();
+        let merge = || -> Result<(), GaveUp> {
+            for bytes in pre.ranges {
+                merger.take(ParsedRange::from_bytes(&bytes)?, &mut self.ctx, &mut parsed)?;
+            }
+            merger.finish()
+        };
+        if merge().is_err() {
+            return false;
+        }
+        let report = LoadProgress {
+            file: file_name(path).to_string(),
+            file_index: self.file_index,
+            file_count: self.file_count.max(self.file_index + 1),
+            file_done_bytes: pre.file_bytes,
+            file_total_bytes: pre.file_bytes,
+        };
+        (self.progress)(&report);
+        self.file_index += 1;
+        grouper.append(parsed);
+        self.parallel_files += 1;
+        true
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn try_threads(
         &mut self,
         path: &str,
         layout: Layout,
@@ -789,7 +850,7 @@ impl Loader<'_> {
 
     /// wasm32 has no threads: always the sequential parse.
     #[cfg(target_arch = "wasm32")]
-    fn try_parallel(
+    fn try_threads(
         &mut self,
         _path: &str,
         _layout: Layout,

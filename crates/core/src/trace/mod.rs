@@ -16,6 +16,7 @@ pub mod ranges;
 pub mod reader;
 pub mod record;
 pub mod session;
+pub mod synthetic;
 pub mod timeline;
 
 pub use error::{LoadError, LoadErrorKind, LoadWarning};

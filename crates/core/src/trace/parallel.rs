@@ -33,7 +33,7 @@ const BATCH_BYTES: usize = 1 << 20;
 const WORKERS: usize = 2;
 
 /// The input format the fast path can split.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Layout {
     /// A top-level JSON array of objects.
     JsonArray,
@@ -56,9 +56,7 @@ struct Converted {
     phases: Vec<PhaseBoundary>,
 }
 
-/// Why the fast path gave up (the sequential parse then tells the real story).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GaveUp;
+pub use super::ranges::GaveUp;
 
 /// Parses `input` in parallel into `grouper`. `Err(GaveUp)` means: start again
 /// sequentially from a fresh reader; `grouper` may then hold a partial result and
@@ -113,25 +111,14 @@ pub fn parse_ranges_parallel(
     grouper: &mut SessionGrouper,
     progress: &mut dyn FnMut(u64),
 ) -> Result<(), GaveUp> {
-    use super::ranges::{parse_range, ParsedRange, Stitcher};
+    use super::ranges::{parse_range, ParsedRange, RangeMerger};
     use std::sync::mpsc::channel;
     /// Ranges read but not yet merged (bounds memory to this many buffers).
     const IN_FLIGHT: usize = WORKERS * 2;
-    type Done = (
-        RangeTask,
-        Result<ParsedRange, super::ranges::GaveUp>,
-        Vec<u8>,
-    );
-    let file_bytes = tasks.first().map_or(0, |t| t.file_bytes);
+    type Done = (Result<ParsedRange, GaveUp>, Vec<u8>);
     let (task_tx, task_rx) = sync_channel::<(RangeTask, Vec<u8>)>(IN_FLIGHT);
     let task_rx = Mutex::new(task_rx);
     let (done_tx, done_rx) = channel::<Done>();
-    let mut merger = Merger {
-        ctx,
-        grouper,
-        pending: Vec::new(),
-        next: 0,
-    };
     std::thread::scope(|scope| {
         for _ in 0..WORKERS {
             let rx = &task_rx;
@@ -145,42 +132,28 @@ pub fn parse_ranges_parallel(
                     };
                     let Ok((task, buf)) = next else { return };
                     let parsed = parse_range(&task, layout, &buf, default_session_id, &mut tape);
-                    if tx.send((task, parsed, buf)).is_err() {
+                    if tx.send((parsed, buf)).is_err() {
                         return;
                     }
                 }
             });
         }
         drop(done_tx);
-        let mut stitcher = Stitcher::default();
-        let mut waiting: Vec<(RangeTask, ParsedRange)> = Vec::new();
+        let mut merger = RangeMerger::new(tasks);
         let mut spare: Vec<Vec<u8>> = Vec::new();
         let mut in_flight = 0usize;
-        let mut take =
-            |done: Done, spare: &mut Vec<Vec<u8>>, merger: &mut Merger<'_>| -> Result<(), GaveUp> {
-                let (task, parsed, buf) = done;
-                spare.push(buf);
-                waiting.push((task, parsed.map_err(|_| GaveUp)?));
-                while let Some(i) = waiting.iter().position(|(t, _)| t.index == merger.next) {
-                    let (task, range) = waiting.swap_remove(i);
-                    stitcher.accept(&range, &task).map_err(|_| GaveUp)?;
-                    merger.merge(Converted {
-                        index: range.index,
-                        events: range.events,
-                        strings: range.strings,
-                        phases: range.phases,
-                    });
-                    merger.next += 1;
-                    progress(task.end);
-                }
-                Ok(())
-            };
+        let mut take = |merger: &mut RangeMerger<'_>, spare: &mut Vec<Vec<u8>>| {
+            let (parsed, buf) = done_rx.recv().map_err(|_| GaveUp)?;
+            spare.push(buf);
+            merger.take(parsed?, ctx, grouper)?;
+            progress(merger.merged_bytes());
+            Ok::<(), GaveUp>(())
+        };
         let mut run = || -> Result<(), GaveUp> {
             for task in tasks {
                 while in_flight >= IN_FLIGHT {
-                    let done = done_rx.recv().map_err(|_| GaveUp)?;
                     in_flight -= 1;
-                    take(done, &mut spare, &mut merger)?;
+                    take(&mut merger, &mut spare)?;
                 }
                 let (offset, len) = task.read_span();
                 let mut buf = spare.pop().unwrap_or_default();
@@ -191,16 +164,14 @@ pub fn parse_ranges_parallel(
                 in_flight += 1;
             }
             while in_flight > 0 {
-                let done = done_rx.recv().map_err(|_| GaveUp)?;
                 in_flight -= 1;
-                take(done, &mut spare, &mut merger)?;
+                take(&mut merger, &mut spare)?;
             }
-            Ok(())
+            merger.finish()
         };
         let result = run();
         drop(task_tx);
-        result?;
-        stitcher.complete(file_bytes).map_err(|_| GaveUp)
+        result
     })
 }
 
@@ -227,33 +198,51 @@ impl Merger<'_> {
     }
 
     fn merge(&mut self, batch: Converted) {
-        let strings = &mut self.ctx.strings;
-        let mut remap: Vec<u32> = vec![NO_STR; batch.strings.len()];
-        let mut global = |id: u32| -> u32 {
-            match remap.get_mut(id as usize) {
-                None => NO_STR,
-                Some(slot) => {
-                    if *slot == NO_STR {
-                        *slot = strings.intern(batch.strings.str(id));
-                    }
-                    *slot
-                }
-            }
-        };
-        let phase_base = self.ctx.phases.len() as u32;
-        for (mut event, mut extras) in batch.events {
-            event.session = global(event.session);
-            event.event_type = global(event.event_type);
-            event.context = global(event.context);
-            if event.phase > 0 {
-                event.phase += phase_base;
-            }
-            extras.host = global(extras.host);
-            extras.job_id = global(extras.job_id);
-            self.grouper.push(event, extras);
-        }
-        self.ctx.phases.extend(batch.phases);
+        merge_events(
+            self.ctx,
+            self.grouper,
+            batch.events,
+            &batch.strings,
+            batch.phases,
+        );
     }
+}
+
+/// Appends events parsed elsewhere (string and phase ids local to `strings` and
+/// `phases`) to `grouper`, re-interning strings into `ctx` and renumbering phases.
+pub fn merge_events(
+    ctx: &mut LoadCtx,
+    grouper: &mut SessionGrouper,
+    events: Vec<(Event, RecordExtras)>,
+    local: &Strings,
+    phases: Vec<PhaseBoundary>,
+) {
+    let strings = &mut ctx.strings;
+    let mut remap: Vec<u32> = vec![NO_STR; local.len()];
+    let mut global = |id: u32| -> u32 {
+        match remap.get_mut(id as usize) {
+            None => NO_STR,
+            Some(slot) => {
+                if *slot == NO_STR {
+                    *slot = strings.intern(local.str(id));
+                }
+                *slot
+            }
+        }
+    };
+    let phase_base = ctx.phases.len() as u32;
+    for (mut event, mut extras) in events {
+        event.session = global(event.session);
+        event.event_type = global(event.event_type);
+        event.context = global(event.context);
+        if event.phase > 0 {
+            event.phase += phase_base;
+        }
+        extras.host = global(extras.host);
+        extras.job_id = global(extras.job_id);
+        grouper.push(event, extras);
+    }
+    ctx.phases.extend(phases);
 }
 
 fn worker(

@@ -21,6 +21,7 @@ use super::parallel::Layout;
 use super::phase_boundary::PhaseBoundary;
 use super::record::{convert_record, InternCache, RecordExtras, RecordSink, DEFAULT_COLLECTOR};
 use crate::json::{skip_ws, Node, Tape};
+use crate::pack::{Reader, Writer};
 
 /// Bytes per range.
 pub const RANGE_BYTES: u64 = 4 << 20;
@@ -33,7 +34,7 @@ pub const SLACK_BYTES: u64 = 1 << 20;
 const LOOKBACK_BYTES: u64 = 64;
 
 /// One range of a file: parse the records that *start* in `start..end`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RangeTask {
     pub index: usize,
     pub start: u64,
@@ -79,6 +80,12 @@ pub fn plan(file_bytes: u64, range_bytes: u64, slack_bytes: u64) -> Vec<RangeTas
 /// Why a range could not be used (the sequential parse then tells the real story).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GaveUp;
+
+impl From<crate::pack::Malformed> for GaveUp {
+    fn from(_: crate::pack::Malformed) -> GaveUp {
+        GaveUp
+    }
+}
 
 /// What one range gave, with string and phase ids local to the range.
 #[derive(Debug, Default)]
@@ -279,7 +286,8 @@ pub struct Stitcher {
     /// Where the next range must start its first record.
     expected: u64,
     finished: bool,
-    next_index: usize,
+    /// Index of the next range to accept.
+    pub next_index: usize,
 }
 
 impl Stitcher {
@@ -317,5 +325,224 @@ impl Stitcher {
         } else {
             Err(GaveUp)
         }
+    }
+}
+
+/// A file parsed elsewhere in ranges (the browser's helper workers), handed to the
+/// loader by [`TraceFs::take_parsed`](super::TraceFs::take_parsed): the loader stitches
+/// it if it matches what it would parse itself, else reads the file as usual.
+pub struct Preparsed<'a> {
+    /// The session id the ranges gave records without one.
+    pub default_session_id: String,
+    pub file_bytes: u64,
+    /// The range size of the [`plan`] used.
+    pub range_bytes: u64,
+    /// Each range as [`ParsedRange::to_bytes`], in any order, produced one at a time.
+    pub ranges: Box<dyn Iterator<Item = Vec<u8>> + 'a>,
+}
+
+/// Merges parsed ranges, in any arrival order, into a session grouper in file order,
+/// checking that they join up ([`Stitcher`]). Natively the ranges come from worker
+/// threads; in the browser from other Web Workers ([`ParsedRange::to_bytes`]).
+pub struct RangeMerger<'t> {
+    tasks: &'t [RangeTask],
+    stitcher: Stitcher,
+    waiting: Vec<ParsedRange>,
+    merged_bytes: u64,
+}
+
+impl<'t> RangeMerger<'t> {
+    pub fn new(tasks: &'t [RangeTask]) -> RangeMerger<'t> {
+        RangeMerger {
+            tasks,
+            stitcher: Stitcher::default(),
+            waiting: Vec::new(),
+            merged_bytes: 0,
+        }
+    }
+
+    /// Takes one parsed range and merges every range that is now next in order.
+    pub fn take(
+        &mut self,
+        range: ParsedRange,
+        ctx: &mut super::parse::LoadCtx,
+        grouper: &mut super::parse::SessionGrouper,
+    ) -> Result<(), GaveUp> {
+        self.waiting.push(range);
+        let next = |m: &Self| {
+            m.waiting
+                .iter()
+                .position(|r| r.index == m.stitcher.next_index)
+        };
+        while let Some(i) = next(self) {
+            let range = self.waiting.swap_remove(i);
+            let task = self.tasks.get(range.index).ok_or(GaveUp)?;
+            self.stitcher.accept(&range, task)?;
+            self.merged_bytes = task.end;
+            super::parallel::merge_events(ctx, grouper, range.events, &range.strings, range.phases);
+        }
+        Ok(())
+    }
+
+    /// Bytes of the file merged so far (for progress).
+    pub fn merged_bytes(&self) -> u64 {
+        self.merged_bytes
+    }
+
+    /// After every range: all merged, and the input ended properly?
+    pub fn finish(&self) -> Result<(), GaveUp> {
+        if !self.waiting.is_empty() || self.stitcher.next_index != self.tasks.len() {
+            return Err(GaveUp);
+        }
+        self.stitcher
+            .complete(self.tasks.first().map_or(0, |t| t.file_bytes))
+    }
+}
+
+// ── Packing a parsed range for postMessage ──────────────────────────────────
+
+const PACK_VERSION: u32 = 1;
+
+/// Bytes of one packed event.
+const EVENT_BYTES: usize = 8 * 8 + 4 * 4 + 1 + 4 + 16 + 4;
+
+impl ParsedRange {
+    /// The range as bytes (little-endian), to travel between Web Workers.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::with_capacity(64 + self.events.len() * EVENT_BYTES);
+        w.u32(PACK_VERSION);
+        w.u64(self.index as u64);
+        w.u64(self.first_record.unwrap_or(u64::MAX));
+        w.u64(self.next);
+        w.u8(u8::from(self.finished));
+        w.u32(self.strings.len() as u32);
+        for id in 0..self.strings.len() as u32 {
+            w.str(self.strings.str(id));
+        }
+        w.u32(self.phases.len() as u32);
+        for p in &self.phases {
+            w.u8(u8::from(p.enter));
+            w.u32(p.path.len() as u32);
+            for part in &p.path {
+                w.str(part);
+            }
+            w.str(&p.scope_id);
+            w.i64(p.thread_id);
+            w.str(&p.thread_name);
+            w.i64(p.sequence);
+        }
+        w.u32(self.events.len() as u32);
+        let raw = |v: Option<i64>| v.unwrap_or(-1);
+        for (e, x) in &self.events {
+            let c = e.counters();
+            for v in [
+                e.timestamp_ns,
+                e.rank,
+                e.local_rank,
+                e.world_size,
+                raw(c.allocator_allocated_bytes),
+                raw(c.allocator_reserved_bytes),
+                raw(c.device_used_bytes),
+                raw(c.device_total_bytes),
+            ] {
+                w.i64(v);
+            }
+            for v in [e.session, e.event_type, e.context, e.phase] {
+                w.u32(v);
+            }
+            w.u8(e.flags);
+            w.u32(x.host);
+            w.i128(x.pid);
+            w.u32(x.job_id);
+        }
+        w.into_bytes()
+    }
+
+    /// The inverse of [`ParsedRange::to_bytes`]; anything malformed gives up.
+    pub fn from_bytes(bytes: &[u8]) -> Result<ParsedRange, GaveUp> {
+        use super::event::{Counters, Identity, NO_STR};
+        let mut r = Reader::new(bytes);
+        if r.u32()? != PACK_VERSION {
+            return Err(GaveUp);
+        }
+        let index = usize::try_from(r.u64()?).map_err(|_| GaveUp)?;
+        let first_record = Some(r.u64()?).filter(|&f| f != u64::MAX);
+        let next = r.u64()?;
+        let finished = r.u8()? != 0;
+        let mut strings = Strings::default();
+        for expected in 0..r.count(4)? as u32 {
+            if strings.intern(&r.str()?) != expected {
+                return Err(GaveUp); // a repeated string: not what to_bytes writes
+            }
+        }
+        let mut phases = Vec::new();
+        for _ in 0..r.count(1 + 4 + 4 + 8 + 4 + 8)? {
+            let enter = r.u8()? != 0;
+            let path = (0..r.count(4)?)
+                .map(|_| r.str())
+                .collect::<Result<Vec<_>, _>>()?;
+            phases.push(PhaseBoundary {
+                enter,
+                path,
+                scope_id: r.str()?,
+                thread_id: r.i64()?,
+                thread_name: r.str()?,
+                sequence: r.i64()?,
+            });
+        }
+        let known = |id: u32| id == NO_STR || (id as usize) < strings.len();
+        let mut events = Vec::new();
+        for _ in 0..r.count(EVENT_BYTES)? {
+            let mut v = [0i64; 8];
+            for slot in &mut v {
+                *slot = r.i64()?;
+            }
+            let counter = |raw: i64| match raw {
+                -1 => Ok(None),
+                v if v >= 0 => Ok(Some(v)),
+                _ => Err(GaveUp),
+            };
+            let counters = Counters {
+                allocator_allocated_bytes: counter(v[4])?,
+                allocator_reserved_bytes: counter(v[5])?,
+                device_used_bytes: counter(v[6])?,
+                device_total_bytes: counter(v[7])?,
+            };
+            let (session, event_type, context, phase) = (r.u32()?, r.u32()?, r.u32()?, r.u32()?);
+            let flags = r.u8()?;
+            let extras = RecordExtras {
+                host: r.u32()?,
+                pid: r.i128()?,
+                job_id: r.u32()?,
+            };
+            let ids_ok = [session, event_type, context, extras.host, extras.job_id]
+                .into_iter()
+                .all(known);
+            if !ids_ok || phase as usize > phases.len() {
+                return Err(GaveUp);
+            }
+            let identity = Identity {
+                timestamp_ns: v[0],
+                rank: v[1],
+                local_rank: v[2],
+                world_size: v[3],
+                session,
+                event_type,
+                context,
+            };
+            events.push((Event::new(identity, counters, phase, flags), extras));
+        }
+        if !r.is_empty() {
+            return Err(GaveUp);
+        }
+        Ok(ParsedRange {
+            index,
+            first_record,
+            next,
+            finished,
+            events,
+            strings,
+            phases,
+        })
     }
 }
