@@ -3,17 +3,24 @@
 //! core's streaming parser reads a file of any size with one slice in memory;
 //! [`BlobFs`] presents dropped files (and folders, by relative path) as a [`TraceFs`].
 
+use std::cell::{Cell, RefCell};
 use std::io::{self, BufRead, Read};
+use std::rc::Rc;
 
 use js_sys::Uint8Array;
+use shardscope_core::json::Tape;
 use shardscope_core::trace::fs::{children_among, kind_among};
+use shardscope_core::trace::parallel::Layout;
+use shardscope_core::trace::ranges::{parse_range, Preparsed, RangeTask};
 use shardscope_core::trace::{PathKind, TraceFs};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, FileReaderSync};
 
 use crate::js_error::js_error_text;
 use crate::protocol::{
-    fnv1a32_update, BlobSummary, NamedBlob, DEFAULT_CHUNK_BYTES, FNV1A32_INIT, MAX_CHUNK_BYTES,
-    TRACE_CHUNK_BYTES,
+    fnv1a32_update, BlobSummary, NamedBlob, ParsedFile, DEFAULT_CHUNK_BYTES, FNV1A32_INIT,
+    MAX_CHUNK_BYTES, TRACE_CHUNK_BYTES,
 };
 
 /// `Blob.size` as an integer (a non-negative integer below 2^53).
@@ -93,6 +100,8 @@ pub struct BlobReader {
     chunks: u64,
     buf: Vec<u8>,
     buf_pos: usize,
+    /// Milliseconds spent fetching slices, added to a counter shared with the caller.
+    read_ms: Option<Rc<Cell<f64>>>,
 }
 
 impl BlobReader {
@@ -115,7 +124,14 @@ impl BlobReader {
             chunks: 0,
             buf: Vec::new(),
             buf_pos: 0,
+            read_ms: None,
         })
+    }
+
+    /// Adds the time spent fetching slices to `counter` (milliseconds).
+    pub fn timed(mut self, counter: Rc<Cell<f64>>) -> Self {
+        self.read_ms = Some(counter);
+        self
     }
 
     /// The blob's size in bytes.
@@ -134,20 +150,12 @@ impl BlobReader {
     }
 
     fn fetch_next(&mut self) -> io::Result<()> {
+        let started = self.read_ms.as_ref().map(|_| crate::clock::now_ms());
         let end = self
             .fetched
             .saturating_add(u64::from(self.chunk_bytes))
             .min(self.size);
-        let slice = self
-            .blob
-            .slice_with_f64_and_f64(self.fetched as f64, end as f64)
-            .map_err(|e| io::Error::other(js_error_text(&e)))?;
-        let buffer = self
-            .reader
-            .read_as_array_buffer(&slice)
-            .map_err(|e| io::Error::other(js_error_text(&e)))?;
-        let bytes = Uint8Array::new(&buffer);
-        let len = bytes.length() as usize;
+        let len = read_slice(&self.reader, &self.blob, self.fetched, end, &mut self.buf)?;
         if len == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
@@ -157,13 +165,36 @@ impl BlobReader {
                 ),
             ));
         }
-        self.buf.resize(len, 0);
-        bytes.copy_to(&mut self.buf);
         self.buf_pos = 0;
         self.fetched += len as u64;
         self.chunks += 1;
+        if let (Some(counter), Some(started)) = (&self.read_ms, started) {
+            counter.set(counter.get() + crate::clock::now_ms() - started);
+        }
         Ok(())
     }
+}
+
+/// Reads bytes `start..end` of `blob` into `buf` (replacing its contents) with one
+/// `FileReaderSync` call; returns how many arrived (fewer: the file changed).
+pub fn read_slice(
+    reader: &FileReaderSync,
+    blob: &Blob,
+    start: u64,
+    end: u64,
+    buf: &mut Vec<u8>,
+) -> io::Result<usize> {
+    let slice = blob
+        .slice_with_f64_and_f64(start as f64, end as f64)
+        .map_err(|e| io::Error::other(js_error_text(&e)))?;
+    let buffer = reader
+        .read_as_array_buffer(&slice)
+        .map_err(|e| io::Error::other(js_error_text(&e)))?;
+    let bytes = Uint8Array::new(&buffer);
+    let len = bytes.length() as usize;
+    buf.resize(len, 0);
+    bytes.copy_to(buf);
+    Ok(len)
 }
 
 impl BufRead for BlobReader {
@@ -191,18 +222,79 @@ impl Read for BlobReader {
     }
 }
 
+/// Reads and parses `tasks` (ranges of the JSON array file `file`), handing each
+/// packed range to `send`. Reads are asynchronous and one range ahead, so the browser
+/// reads the next range while this one parses. `false` at the first range that cannot
+/// be read or parsed: the loading worker then parses the file itself.
+pub async fn parse_ranges(
+    file: &NamedBlob,
+    tasks: &[RangeTask],
+    default_session_id: &str,
+    send: &mut dyn FnMut(usize, Vec<u8>),
+) -> bool {
+    let read = |task: &RangeTask| {
+        let (offset, len) = task.read_span();
+        let slice = file
+            .blob
+            .slice_with_f64_and_f64(offset as f64, (offset + len) as f64)
+            .ok()?;
+        Some((JsFuture::from(slice.array_buffer()), len))
+    };
+    let mut tape = Tape::default();
+    let mut buf = Vec::new();
+    let mut next = tasks.first().and_then(read);
+    for (i, task) in tasks.iter().enumerate() {
+        let Some((pending, len)) = next.take() else {
+            return false;
+        };
+        let Ok(buffer) = pending.await else {
+            return false;
+        };
+        let bytes = Uint8Array::new(&buffer);
+        if u64::from(bytes.length()) != len {
+            return false; // the file changed while being read
+        }
+        buf.resize(len as usize, 0);
+        bytes.copy_to(&mut buf);
+        drop(bytes);
+        next = tasks.get(i + 1).and_then(read);
+        match parse_range(task, Layout::JsonArray, &buf, default_session_id, &mut tape) {
+            Ok(range) => send(task.index, range.to_bytes()),
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+/// The absolute form of a dropped file's name, as [`BlobFs`] resolves it (the root of
+/// the default session ids of its records).
+pub fn resolved_name(name: &str) -> String {
+    format!("/{}", name.trim_matches('/'))
+}
+
 /// Dropped files (names may be relative paths inside a dropped folder) as a file tree.
 pub struct BlobFs {
     files: Vec<(String, Blob)>,
+    /// Files parsed in ranges by other workers, taken once by the loader.
+    parsed: RefCell<Vec<ParsedFile>>,
+    /// Milliseconds spent in `FileReaderSync` reads by every reader opened so far.
+    pub read_ms: Rc<Cell<f64>>,
 }
 
 impl BlobFs {
     pub fn new(files: &[NamedBlob]) -> BlobFs {
+        BlobFs::with_parsed(files, Vec::new())
+    }
+
+    /// Dropped files, some of them already parsed in ranges ([`ParsedFile`]).
+    pub fn with_parsed(files: &[NamedBlob], parsed: Vec<ParsedFile>) -> BlobFs {
         BlobFs {
+            parsed: RefCell::new(parsed),
             files: files
                 .iter()
                 .map(|f| (f.name.trim_matches('/').to_string(), f.blob.clone()))
                 .collect(),
+            read_ms: Rc::default(),
         }
     }
 
@@ -241,8 +333,9 @@ impl TraceFs for BlobFs {
         let blob = self.blob(path).ok_or_else(|| {
             std::io::Error::new(std::io::ErrorKind::NotFound, "no such dropped file")
         })?;
-        let reader =
-            BlobReader::new(blob.clone(), TRACE_CHUNK_BYTES).map_err(std::io::Error::other)?;
+        let reader = BlobReader::new(blob.clone(), TRACE_CHUNK_BYTES)
+            .map_err(std::io::Error::other)?
+            .timed(self.read_ms.clone());
         Ok(Box::new(reader))
     }
 
@@ -251,6 +344,26 @@ impl TraceFs for BlobFs {
     }
 
     fn resolve(&self, path: &str) -> String {
-        format!("/{}", path.trim_matches('/'))
+        resolved_name(path)
+    }
+
+    fn take_parsed(&self, path: &str) -> Option<Preparsed<'_>> {
+        let path = path.trim_matches('/');
+        let mut parsed = self.parsed.borrow_mut();
+        let i = parsed
+            .iter()
+            .position(|p| p.name.trim_matches('/') == path)?;
+        let file = parsed.swap_remove(i);
+        Some(Preparsed {
+            default_session_id: file.default_session_id,
+            file_bytes: file.file_bytes,
+            range_bytes: file.range_bytes,
+            // One range at a time into wasm memory.
+            ranges: Box::new(file.ranges.into_iter().map(|v| {
+                v.dyn_into::<Uint8Array>()
+                    .map(|a| a.to_vec())
+                    .unwrap_or_default()
+            })),
+        })
     }
 }

@@ -8,15 +8,8 @@ use shardscope_core::explorer::{
 };
 use shardscope_core::view::explore::{parse_short_key, ExploreRequest, Points};
 
+use crate::clock::now_ms;
 use crate::protocol::{ExploreAnswer, ExportFormat};
-
-/// Milliseconds from the worker's clock.
-fn now_ms() -> f64 {
-    js_sys::Reflect::get(&js_sys::global(), &"performance".into())
-        .ok()
-        .and_then(|p| wasm_bindgen::JsCast::dyn_into::<web_sys::Performance>(p).ok())
-        .map_or_else(js_sys::Date::now, |p| p.now())
-}
 
 /// The last sweep's inputs (the report is recomputed for exports with `--all`).
 pub struct ExploreJob {

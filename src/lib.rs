@@ -14,6 +14,8 @@ pub mod app;
 #[cfg(target_arch = "wasm32")]
 pub mod blob;
 #[cfg(target_arch = "wasm32")]
+pub mod clock;
+#[cfg(target_arch = "wasm32")]
 pub mod explore_job;
 #[cfg(target_arch = "wasm32")]
 pub mod js_error;

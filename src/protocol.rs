@@ -17,11 +17,12 @@ use serde::{Deserialize, Serialize};
 use shardscope_core::analysis::{AnalyzeSettings, IntervalRow};
 use shardscope_core::attribution::{AttributionConfig, SettingsError};
 use shardscope_core::explorer::{Evaluation, ExploreReport, SensitivityReport};
+use shardscope_core::trace::ranges::RangeTask;
 use shardscope_core::trace::{LoadError, LoadWarning};
 use shardscope_core::view::charts::BatchPlane;
 use shardscope_core::view::explore::ExploreRequest;
 use shardscope_core::view::lod::{LaneWindow, RankSummary, WindowData, WindowQuery};
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// The id of unsolicited worker messages (the `Ready` handshake, crash reports).
 /// Requests use ids from 1 up.
@@ -75,6 +76,21 @@ pub enum RequestBody {
     Load {
         files: Vec<NamedBlob>,
         settings: AnalyzeSettings,
+        /// Big JSON files already parsed in ranges by [`RequestBody::ParseRanges`]
+        /// (the worker stitches them instead of parsing; any mismatch: it parses).
+        #[serde(default)]
+        parsed: Vec<ParsedFile>,
+    },
+    /// Run the hot paths once on a small synthetic trace ([`crate::trace_job::warm_up`]),
+    /// answered by [`ResponseBody::WarmedUp`].
+    WarmUp,
+    /// Parse these ranges of a JSON file ([`shardscope_core::trace::ranges`]): one
+    /// [`ResponseBody::RangeParsed`] per range, then [`ResponseBody::RangesParsed`].
+    /// Two workers parsing half of a big file's ranges each halve its load time.
+    ParseRanges {
+        file: NamedBlob,
+        tasks: Vec<RangeTask>,
+        default_session_id: String,
     },
     /// Attribute the kept dataset again with other settings (no file is read);
     /// answered by [`ResponseBody::Analyzed`].
@@ -161,7 +177,15 @@ pub struct TraceReport {
     pub events: u64,
     /// Reading and parsing (0 for a re-attribution).
     pub parse_ms: f64,
+    /// The part of `parse_ms` spent waiting for `FileReaderSync` slices.
+    pub read_ms: f64,
+    /// Files that arrived parsed in ranges by two workers and were stitched.
+    pub stitched_files: u64,
     pub attribute_ms: f64,
+    /// Building the timeline's level-of-detail index (0 when it was kept).
+    pub index_ms: f64,
+    /// The worker's wasm memory after the run (it never shrinks: the peak so far).
+    pub wasm_memory_bytes: u64,
     pub sessions: Vec<SessionInfo>,
     /// stormlog's default session.
     pub default_session: Option<String>,
@@ -172,6 +196,9 @@ pub struct TraceReport {
     pub trace_end_ns: Option<i64>,
     /// Per rank of the analysed session: samples, markers, peak gap, intervals.
     pub ranks: Vec<RankSummary>,
+    /// Sent packed: 8,000 rows as JavaScript objects took the page 50 ms to decode
+    /// (and as JSON 60 ms), packed a few milliseconds.
+    #[serde(with = "rows_packed")]
     pub rows: Vec<IntervalRow>,
     /// The settings the rows were made with (`None` when the settings were rejected).
     pub config: Option<AttributionConfig>,
@@ -183,6 +210,24 @@ pub struct TraceReport {
     pub settings_problem: Option<SettingsError>,
     /// What stormlog's TUI warns about (skipped CSV rows, synthesized timelines).
     pub warnings: Vec<LoadWarning>,
+}
+
+/// [`TraceReport::rows`] through serde as packed bytes ([`pack_rows`]).
+///
+/// [`pack_rows`]: shardscope_core::analysis::row::pack_rows
+mod rows_packed {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use shardscope_core::analysis::row::{pack_rows, unpack_rows};
+    use shardscope_core::analysis::IntervalRow;
+
+    pub fn serialize<S: Serializer>(rows: &[IntervalRow], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(&pack_rows(rows))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<IntervalRow>, D::Error> {
+        let bytes = serde_bytes::ByteBuf::deserialize(d)?;
+        unpack_rows(&bytes).ok_or_else(|| serde::de::Error::custom("malformed result rows"))
+    }
 }
 
 /// One lane's head in a [`WindowPayload`]; its columns are in the payload's buffers.
@@ -320,6 +365,51 @@ impl Stage {
     }
 }
 
+/// A file parsed in ranges by [`RequestBody::ParseRanges`], handed on with `Load`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParsedFile {
+    /// The file's name in `Load`'s `files`.
+    pub name: String,
+    pub default_session_id: String,
+    pub file_bytes: u64,
+    pub range_bytes: u64,
+    /// One `Uint8Array` per range ([`ParsedRange::to_bytes`]), in any order.
+    ///
+    /// [`ParsedRange::to_bytes`]: shardscope_core::trace::ranges::ParsedRange::to_bytes
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub ranges: js_sys::Array,
+}
+
+impl RequestBody {
+    /// The buffers this request moves to the worker instead of copying.
+    pub fn transferables(&self) -> js_sys::Array {
+        let out = js_sys::Array::new();
+        if let RequestBody::Load { parsed, .. } = self {
+            for file in parsed {
+                for range in file.ranges.iter() {
+                    if let Ok(bytes) = range.dyn_into::<js_sys::Uint8Array>() {
+                        out.push(&bytes.buffer());
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+impl ResponseBody {
+    /// The buffers this response moves to the page instead of copying.
+    pub fn transferables(&self) -> js_sys::Array {
+        let out = js_sys::Array::new();
+        if let ResponseBody::RangeParsed { packed, .. } = self {
+            if let Some(bytes) = packed.dyn_ref::<js_sys::Uint8Array>() {
+                out.push(&bytes.buffer());
+            }
+        }
+        out
+    }
+}
+
 /// A file (or any blob) handed to the worker, with the name to show in messages.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NamedBlob {
@@ -362,6 +452,24 @@ pub enum ResponseBody {
     /// The answer to [`RequestBody::Load`] and [`RequestBody::Reattribute`] (also when
     /// some files failed or the settings were rejected: see [`TraceReport::problems`]).
     Analyzed(Box<TraceReport>),
+    /// The answer to [`RequestBody::WarmUp`].
+    WarmedUp {
+        ms: f64,
+    },
+    /// One range of a [`RequestBody::ParseRanges`] request, packed.
+    RangeParsed {
+        index: usize,
+        /// A `Uint8Array` ([`ParsedRange::to_bytes`]).
+        ///
+        /// [`ParsedRange::to_bytes`]: shardscope_core::trace::ranges::ParsedRange::to_bytes
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        packed: JsValue,
+    },
+    /// The end of a [`RequestBody::ParseRanges`] request: `complete` when every range
+    /// parsed (otherwise the file is left to the loading worker's own parse).
+    RangesParsed {
+        complete: bool,
+    },
     /// A sweep ([`RequestBody::Explore`]).
     Explored(Box<ExploreAnswer>),
     /// One configuration's breakdown ([`RequestBody::Evaluate`]).
@@ -390,7 +498,10 @@ pub enum ResponseBody {
 impl ResponseBody {
     /// Whether this is the last message for its request (everything except progress).
     pub fn is_final(&self) -> bool {
-        !matches!(self, ResponseBody::Progress { .. })
+        !matches!(
+            self,
+            ResponseBody::Progress { .. } | ResponseBody::RangeParsed { .. }
+        )
     }
 }
 

@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-use crate::blob::read_blob_info;
+use crate::blob::{parse_ranges, read_blob_info};
 use shardscope_core::view::charts::BatchPlane;
 
 use crate::explore_job::ExploreJob;
@@ -90,7 +90,7 @@ fn post(response: &WorkerResponse) {
             }
         },
     };
-    if let Err(err) = scope.post_message(&value) {
+    if let Err(err) = scope.post_message_with_transfer(&value, &response.body.transferables()) {
         web_sys::console::error_2(
             &JsValue::from_str("shardscope worker: postMessage failed"),
             &err,
@@ -104,6 +104,19 @@ pub fn handle_message(data: JsValue, post: &mut dyn FnMut(&WorkerResponse)) {
     let id = peek_id(&data);
     CURRENT_REQUEST.with(|c| c.set(id));
     let body = match from_js::<WorkerRequest>(data) {
+        Ok(WorkerRequest {
+            body:
+                RequestBody::ParseRanges {
+                    file,
+                    tasks,
+                    default_session_id,
+                },
+            ..
+        }) => {
+            parse_ranges_async(id, file, tasks, default_session_id);
+            CURRENT_REQUEST.with(|c| c.set(READY_ID));
+            return;
+        }
         Ok(request) => answer(id, request.body, post),
         Err(message) => ResponseBody::Error {
             message: format!("The worker received a request it does not understand: {message}"),
@@ -111,6 +124,32 @@ pub fn handle_message(data: JsValue, post: &mut dyn FnMut(&WorkerResponse)) {
     };
     post(&WorkerResponse { id, body });
     CURRENT_REQUEST.with(|c| c.set(READY_ID));
+}
+
+/// [`RequestBody::ParseRanges`], asynchronously (its reads overlap its parsing): the
+/// task posts its ranges and its final answer itself.
+fn parse_ranges_async(
+    id: u32,
+    file: crate::protocol::NamedBlob,
+    tasks: Vec<shardscope_core::trace::ranges::RangeTask>,
+    default_session_id: String,
+) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let mut send = |index, packed: Vec<u8>| {
+            post(&WorkerResponse {
+                id,
+                body: ResponseBody::RangeParsed {
+                    index,
+                    packed: js_sys::Uint8Array::from(packed.as_slice()).into(),
+                },
+            })
+        };
+        let complete = parse_ranges(&file, &tasks, &default_session_id, &mut send).await;
+        post(&WorkerResponse {
+            id,
+            body: ResponseBody::RangesParsed { complete },
+        });
+    });
 }
 
 thread_local! {
@@ -163,7 +202,11 @@ fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> 
                 Err(message) => ResponseBody::Error { message },
             }
         }
-        RequestBody::Load { files, settings } => {
+        RequestBody::Load {
+            files,
+            settings,
+            parsed,
+        } => {
             if files.is_empty() {
                 return ResponseBody::Error {
                     message: "No files to analyse.".to_string(),
@@ -171,10 +214,15 @@ fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> 
             }
             // Drop the old dataset first: two big ones need not coexist.
             JOB.with(|j| j.borrow_mut().take());
-            let (job, report) = TraceJob::load(&files, &settings, &mut progress);
+            let (job, report) = TraceJob::load(&files, parsed, &settings, &mut progress);
             JOB.with(|j| *j.borrow_mut() = Some(job));
             ResponseBody::Analyzed(Box::new(report))
         }
+        RequestBody::WarmUp => ResponseBody::WarmedUp {
+            ms: crate::trace_job::warm_up(),
+        },
+        // Answered by `parse_ranges_async` (see `handle_message`).
+        RequestBody::ParseRanges { .. } => ResponseBody::RangesParsed { complete: false },
         RequestBody::Reattribute { settings } => JOB.with(|j| match j.borrow_mut().as_mut() {
             Some(job) => {
                 ResponseBody::Analyzed(Box::new(job.reattribute(&settings, &mut progress)))

@@ -256,6 +256,7 @@ fn load_request_matches_stormlog_on_a_fixture() {
         RequestBody::Load {
             files: vec![named("sync_markers_type.json", trace)],
             settings: settings("medium"),
+            parsed: Vec::new(),
         },
     );
     assert!(report.problems.is_empty(), "{:?}", report.problems);
@@ -306,6 +307,7 @@ fn kept_dataset_answers_reattribution_windows_and_exports() {
         RequestBody::Load {
             files: vec![named("preset_gap_thresholds.json", trace)],
             settings: settings("medium"),
+            parsed: Vec::new(),
         },
     );
     assert_eq!(loaded.rows.len(), expected("medium"));
@@ -398,6 +400,7 @@ fn load_request_keeps_good_files_beside_a_bad_one() {
                 named("broken.json", b"[1, 2"),
             ],
             settings: settings("medium"),
+            parsed: Vec::new(),
         },
     );
     assert_eq!(report.problems.len(), 1);

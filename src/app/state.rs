@@ -217,6 +217,8 @@ pub struct TraceState {
     pub report: RwSignal<Option<Arc<TraceReport>>>,
     /// Wall time of the last job, page side (request to answer).
     pub elapsed_ms: RwSignal<f64>,
+    /// Of `elapsed_ms`, the range parsing on two workers before the load (0: none).
+    pub preparse_ms: RwSignal<f64>,
     /// Results shown so far (loads and re-attributions): tells one answer from the next.
     pub runs: RwSignal<u64>,
     /// The selected interval: (rank, interval start).
@@ -246,6 +248,7 @@ impl TraceState {
             problems: RwSignal::new(Vec::new()),
             report: RwSignal::new(None),
             elapsed_ms: RwSignal::new(0.0),
+            preparse_ms: RwSignal::new(0.0),
             runs: RwSignal::new(0),
             selected: RwSignal::new(link.selected),
             window: RwSignal::new(link.window),
@@ -350,6 +353,8 @@ pub struct ExploreState {
     /// The batch view (B = 1…512) of the current settings, and whether one is running.
     pub batch: RwSignal<Option<Arc<BatchPlane>>>,
     pub batch_running: RwSignal<bool>,
+    /// Round trip of the last batch sweep (request to answer), for `data-elapsed-ms`.
+    pub batch_ms: RwSignal<f64>,
 }
 
 /// The frontier table's sortable columns.
@@ -379,6 +384,7 @@ impl ExploreState {
             sensitivity: RwSignal::new(None),
             batch: RwSignal::new(None),
             batch_running: RwSignal::new(false),
+            batch_ms: RwSignal::new(0.0),
         }
     }
 

@@ -33,7 +33,8 @@ struct Inner {
     /// Set when the worker failed: later requests fail at once with this message.
     failed: Option<String>,
     /// Requests made before the handshake: a worker drops messages posted before its wasm runs.
-    queue: Vec<JsValue>,
+    /// Requests waiting for the handshake, with the buffers each transfers.
+    queue: Vec<(JsValue, js_sys::Array)>,
     next_id: u32,
     handlers: HashMap<u32, ResponseHandler>,
     on_event: Rc<dyn Fn(WorkerEvent)>,
@@ -158,6 +159,7 @@ impl WorkerClient {
             inner.next_id = inner.next_id.checked_add(1).unwrap_or(1);
             id
         };
+        let transfer = body.transferables();
         let message = match to_js(&WorkerRequest { id, body }) {
             Ok(message) => message,
             Err(message) => {
@@ -176,19 +178,20 @@ impl WorkerClient {
             let mut inner = self.inner.borrow_mut();
             inner.handlers.insert(id, Box::new(on_response));
             if !inner.ready {
-                inner.queue.push(message);
+                inner.queue.push((message, transfer));
                 return id;
             }
             inner.worker.clone()
         };
         if let Some(worker) = worker {
-            self.post(&worker, id, &message);
+            self.post(&worker, id, &message, &transfer);
         }
         id
     }
 
-    fn post(&self, worker: &Worker, id: u32, message: &JsValue) {
-        if let Err(err) = worker.post_message(message) {
+    /// Post `message`, moving (not copying) the buffers in `transfer` to the worker.
+    fn post(&self, worker: &Worker, id: u32, message: &JsValue, transfer: &js_sys::Array) {
+        if let Err(err) = worker.post_message_with_transfer(message, transfer) {
             self.deliver(
                 id,
                 ResponseBody::Error {
@@ -218,9 +221,9 @@ impl WorkerClient {
                 };
                 self.emit(WorkerEvent::Ready { core_version });
                 if let Some(worker) = worker {
-                    for message in queue {
+                    for (message, transfer) in queue {
                         let id = crate::protocol::peek_id(&message);
-                        self.post(&worker, id, &message);
+                        self.post(&worker, id, &message, &transfer);
                     }
                 }
             }

@@ -5,7 +5,9 @@
 //! - `trace`: holds the loaded dataset; answers re-attribution, timeline windows, exports;
 //! - `loading`: runs a load; becomes `trace` when something loaded, else is dropped;
 //! - `spare`: started ahead of time (and pinged for the header badge), so a load does
-//!   not wait for a worker to boot.
+//!   not wait for a worker to boot;
+//! - `helper`: a second spare; while a big JSON file loads, it parses every other range
+//!   of it and the loading worker the rest ([`super::trace::jobs`]), then it is dropped.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -25,6 +27,9 @@ pub struct Workers {
     pub trace: RefCell<Option<WorkerClient>>,
     pub loading: RefCell<Option<WorkerClient>>,
     spare: RefCell<Option<WorkerClient>>,
+    helper: RefCell<Option<WorkerClient>>,
+    /// The helper parsing ranges for the running load.
+    pub helping: RefCell<Option<WorkerClient>>,
     /// Incremented by every load / re-attribution; answers of older ones are ignored.
     pub load_generation: Cell<u64>,
     pub run_generation: Cell<u64>,
@@ -50,6 +55,8 @@ impl Workers {
             trace: RefCell::new(None),
             loading: RefCell::new(None),
             spare: RefCell::new(None),
+            helper: RefCell::new(None),
+            helping: RefCell::new(None),
             load_generation: Cell::new(0),
             run_generation: Cell::new(0),
             window_in_flight: Cell::new(false),
@@ -60,7 +67,27 @@ impl Workers {
             batch_generation: Cell::new(0),
         };
         *workers.spare.borrow_mut() = Some(start_pinged(state));
+        *workers.helper.borrow_mut() = Some(start_worker(state));
         workers
+    }
+
+    /// A started helper for the new load's range parsing (terminating any earlier one).
+    pub fn take_helper(&self) -> WorkerClient {
+        self.stop_helping();
+        let helper = self
+            .helper
+            .borrow_mut()
+            .take()
+            .unwrap_or_else(|| start_worker(self.state));
+        *self.helping.borrow_mut() = Some(helper.clone());
+        helper
+    }
+
+    /// Terminate the helper of the running load, if any.
+    pub fn stop_helping(&self) {
+        if let Some(helper) = self.helping.borrow_mut().take() {
+            helper.terminate();
+        }
     }
 
     /// A started worker for a new load (the spare, or a new one).
@@ -75,6 +102,9 @@ impl Workers {
     pub fn refill_spare(&self) {
         if self.spare.borrow().is_none() {
             *self.spare.borrow_mut() = Some(start_worker(self.state));
+        }
+        if self.helper.borrow().is_none() {
+            *self.helper.borrow_mut() = Some(start_worker(self.state));
         }
     }
 
@@ -144,5 +174,7 @@ fn start_pinged(state: AppState) -> WorkerClient {
             message: format!("The worker answered a ping with {other:?}"),
         }),
     });
+    // Compile the hot paths with the browser's optimizing tier before the first drop.
+    client.request(RequestBody::WarmUp, |_| {});
     client
 }

@@ -434,6 +434,12 @@ export const tests = [
       const longTasks = await page.evaluate(() => window.__longTasks);
       console.log(`        100 MB: loaded in ${Date.now() - t0} ms (parse ${await status.getAttribute('data-parse-ms')} ms, attribute ${await status.getAttribute('data-attribute-ms')} ms), long tasks: ${JSON.stringify(longTasks)}`);
       assert.deepEqual(longTasks, [], 'no main-thread task over 50 ms');
+      // Parsed in ranges by two workers and stitched: every row equals the CLI's.
+      assert.ok(Number(await status.getAttribute('data-preparse-ms')) > 0, 'the range parse ran');
+      assert.equal(await status.getAttribute('data-parse-path'), 'ranges');
+      const want = rowsWithText(cli(['attribute', file]).toString());
+      assert.ok(want.length > 100, `${want.length} intervals`);
+      await assertRowsMatch(page, want);
     },
   },
   {

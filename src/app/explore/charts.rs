@@ -145,6 +145,7 @@ pub fn BatchView() -> impl IntoView {
             class="card batch-card"
             aria-labelledby="batch-title"
             data-testid="batch-view"
+            data-elapsed-ms=move || format!("{:.1}", explore.batch_ms.get())
             data-state=move || {
                 if explore.batch_running.get() {
                     "running"

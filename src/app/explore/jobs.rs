@@ -123,6 +123,7 @@ pub fn run_batch(state: AppState, workers: WorkersHandle) {
         w.batch_generation.get()
     });
     explore.batch_running.set(true);
+    let started = crate::app::now_ms();
     let client = workers.with_value(|w| w.batch_worker());
     client.request(
         RequestBody::BatchSweep {
@@ -135,7 +136,10 @@ pub fn run_batch(state: AppState, workers: WorkersHandle) {
             }
             explore.batch_running.set(false);
             match response {
-                ResponseBody::BatchSwept(report) => explore.batch.set(Some(Arc::new(*report))),
+                ResponseBody::BatchSwept(report) => {
+                    explore.batch_ms.set(crate::app::now_ms() - started);
+                    explore.batch.set(Some(Arc::new(*report)));
+                }
                 ResponseBody::Error { message } => explore.problem.set(Some(message)),
                 _ => {}
             }

@@ -2,6 +2,8 @@
 //! windows, the overview strip and exports. Each answer lands in [`TraceState`]; answers
 //! to superseded requests are dropped (generation counters).
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -10,11 +12,17 @@ use shardscope_core::view::lod::WindowQuery;
 use super::super::download::save_text;
 use super::super::now_ms;
 use super::super::state::{AppState, Phase, Problem, Progress};
+use super::super::worker_client::WorkerClient;
 use super::super::workers::WorkersHandle;
-use crate::blob::blob_size;
+use crate::blob::{blob_size, resolved_name};
 use crate::protocol::{
-    unpack_f32, ExportFormat, NamedBlob, RequestBody, ResponseBody, Stage, TraceReport,
+    unpack_f32, ExportFormat, NamedBlob, ParsedFile, RequestBody, ResponseBody, Stage, TraceReport,
 };
+use shardscope_core::analysis::AnalyzeSettings;
+use shardscope_core::trace::load::json_default_session_id;
+use shardscope_core::trace::parallel::MIN_PARALLEL_BYTES;
+use shardscope_core::trace::ranges::{plan, RangeTask, SLACK_BYTES};
+use wasm_bindgen::JsValue;
 
 /// Load `files` in a fresh worker; the trace on screen stays until something loaded.
 pub fn load_files(state: AppState, workers: WorkersHandle, files: Vec<NamedBlob>) {
@@ -50,6 +58,7 @@ pub fn load_files(state: AppState, workers: WorkersHandle, files: Vec<NamedBlob>
         let g = w.load_generation.get() + 1;
         w.load_generation.set(g);
         // A newer load replaces a running one.
+        w.stop_helping();
         if let Some(old) = w.loading.borrow_mut().take() {
             old.terminate();
         }
@@ -66,7 +75,196 @@ pub fn load_files(state: AppState, workers: WorkersHandle, files: Vec<NamedBlob>
     let started = now_ms();
     let client = workers.with_value(|w| w.take_spare());
     workers.with_value(|w| *w.loading.borrow_mut() = Some(client.clone()));
-    client.request(RequestBody::Load { files, settings }, move |response| {
+    let plans = range_plans(&files);
+    trace.preparse_ms.set(0.0);
+    if plans.is_empty() {
+        send_load(
+            state,
+            workers,
+            &client,
+            files,
+            settings,
+            Vec::new(),
+            generation,
+            started,
+        );
+    } else {
+        let helper = workers.with_value(|w| w.take_helper());
+        preparse(
+            state, workers, client, helper, files, settings, plans, generation, started,
+        );
+    }
+}
+
+/// Bytes per range in the browser: each `FileReaderSync` read has a fixed cost of
+/// several milliseconds, so ranges are bigger than natively.
+const WEB_RANGE_BYTES: u64 = 16 << 20;
+
+/// A big JSON file to parse in ranges on two workers before the load.
+struct RangePlan {
+    file: NamedBlob,
+    tasks: Vec<RangeTask>,
+    default_session_id: String,
+}
+
+/// The dropped files worth parsing in ranges: JSON files of 8 MiB and more (a file
+/// that turns out not to be a JSON array makes its ranges give up, and the loading
+/// worker parses it as usual).
+fn range_plans(files: &[NamedBlob]) -> Vec<RangePlan> {
+    files
+        .iter()
+        .filter(|f| f.name.to_ascii_lowercase().ends_with(".json"))
+        .filter(|f| blob_size(&f.blob) >= MIN_PARALLEL_BYTES)
+        .map(|f| RangePlan {
+            file: f.clone(),
+            tasks: plan(blob_size(&f.blob), WEB_RANGE_BYTES, SLACK_BYTES),
+            default_session_id: json_default_session_id(&resolved_name(&f.name)),
+        })
+        .collect()
+}
+
+/// What the two parsing workers have sent back so far.
+struct Gathered {
+    files: Vec<(RangePlan, Vec<Option<JsValue>>, bool)>,
+    outstanding: usize,
+    done_bytes: u64,
+    total_bytes: u64,
+}
+
+/// Parse the planned files' ranges on the loading worker and the helper (every other
+/// range each), then load with the parsed ranges attached.
+#[allow(clippy::too_many_arguments)]
+fn preparse(
+    state: AppState,
+    workers: WorkersHandle,
+    client: WorkerClient,
+    helper: WorkerClient,
+    files: Vec<NamedBlob>,
+    settings: AnalyzeSettings,
+    plans: Vec<RangePlan>,
+    generation: u64,
+    started: f64,
+) {
+    let trace = state.trace;
+    let total_bytes = files.iter().map(|f| blob_size(&f.blob)).sum();
+    let requests: Vec<(usize, usize, Vec<RangeTask>)> = plans
+        .iter()
+        .enumerate()
+        .flat_map(|(p, plan)| {
+            (0..2).map(move |k| {
+                let tasks: Vec<RangeTask> = plan
+                    .tasks
+                    .iter()
+                    .filter(|t| t.index % 2 == k)
+                    .copied()
+                    .collect();
+                (p, k, tasks)
+            })
+        })
+        .filter(|(_, _, tasks)| !tasks.is_empty())
+        .collect();
+    let gathered = Rc::new(RefCell::new(Gathered {
+        outstanding: requests.len(),
+        files: plans
+            .into_iter()
+            .map(|plan| {
+                let n = plan.tasks.len();
+                (plan, vec![None; n], false)
+            })
+            .collect(),
+        done_bytes: 0,
+        total_bytes,
+    }));
+    let pending_load = Rc::new(RefCell::new(Some((client.clone(), files, settings))));
+    for (p, k, tasks) in requests {
+        let worker = if k == 0 { &client } else { &helper };
+        let (file, default_session_id) = {
+            let g = gathered.borrow();
+            (
+                g.files[p].0.file.clone(),
+                g.files[p].0.default_session_id.clone(),
+            )
+        };
+        let gathered = gathered.clone();
+        let pending_load = pending_load.clone();
+        let request = RequestBody::ParseRanges {
+            file,
+            tasks,
+            default_session_id,
+        };
+        worker.request(request, move |response| {
+            if !workers.with_value(|w| w.load_generation.get() == generation) {
+                return;
+            }
+            let mut g = gathered.borrow_mut();
+            match response {
+                ResponseBody::RangeParsed { index, packed } => {
+                    let entry = &mut g.files[p];
+                    if let (Some(slot), Some(task)) =
+                        (entry.1.get_mut(index), entry.0.tasks.get(index))
+                    {
+                        *slot = Some(packed);
+                        g.done_bytes += task.end - task.start;
+                    }
+                    trace.progress.set(Progress {
+                        done_bytes: g.done_bytes,
+                        total_bytes: g.total_bytes,
+                        stage: Stage::Reading {
+                            file: g.files[p].0.file.name.clone(),
+                        },
+                    });
+                    return;
+                }
+                ResponseBody::RangesParsed { complete: true } => {}
+                // Any problem: the loading worker parses this file itself.
+                _ => g.files[p].2 = true,
+            }
+            g.outstanding -= 1;
+            if g.outstanding > 0 {
+                return;
+            }
+            let parsed: Vec<ParsedFile> = std::mem::take(&mut g.files)
+                .into_iter()
+                .filter(|(_, ranges, failed)| !failed && ranges.iter().all(Option::is_some))
+                .map(|(plan, ranges, _)| ParsedFile {
+                    name: plan.file.name,
+                    default_session_id: plan.default_session_id,
+                    file_bytes: plan.tasks.first().map_or(0, |t| t.file_bytes),
+                    range_bytes: WEB_RANGE_BYTES,
+                    ranges: ranges.into_iter().flatten().collect(),
+                })
+                .collect();
+            drop(g);
+            trace.preparse_ms.set(now_ms() - started);
+            workers.with_value(|w| w.stop_helping());
+            if let Some((client, files, settings)) = pending_load.borrow_mut().take() {
+                send_load(
+                    state, workers, &client, files, settings, parsed, generation, started,
+                );
+            }
+        });
+    }
+}
+
+/// Send the load itself and take its answer.
+#[allow(clippy::too_many_arguments)]
+fn send_load(
+    state: AppState,
+    workers: WorkersHandle,
+    client: &WorkerClient,
+    files: Vec<NamedBlob>,
+    settings: AnalyzeSettings,
+    parsed: Vec<ParsedFile>,
+    generation: u64,
+    started: f64,
+) {
+    let trace = state.trace;
+    let request = RequestBody::Load {
+        files,
+        settings,
+        parsed,
+    };
+    client.request(request, move |response| {
         let current = workers.with_value(|w| w.load_generation.get() == generation);
         if !current {
             return;
@@ -241,6 +439,7 @@ pub fn rerun(state: AppState, workers: WorkersHandle) {
 pub fn cancel(state: AppState, workers: WorkersHandle) {
     let trace = state.trace;
     workers.with_value(|w| {
+        w.stop_helping();
         if let Some(loading) = w.loading.borrow_mut().take() {
             loading.terminate();
             w.load_generation.set(w.load_generation.get() + 1);

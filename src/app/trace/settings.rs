@@ -262,11 +262,16 @@ pub fn TraceStatus() -> impl IntoView {
                 data-state=move || trace.phase.get().as_str()
                 data-events=attr(|r| r.events.to_string())
                 data-parse-ms=attr(|r| format!("{:.1}", r.parse_ms))
+                data-read-ms=attr(|r| format!("{:.1}", r.read_ms))
+                data-parse-path=attr(|r| if r.stitched_files > 0 { "ranges" } else { "stream" }.to_string())
                 data-attribute-ms=attr(|r| format!("{:.1}", r.attribute_ms))
+                data-index-ms=attr(|r| format!("{:.1}", r.index_ms))
+                data-wasm-bytes=attr(|r| r.wasm_memory_bytes.to_string())
                 data-files=attr(|r| r.files.len().to_string())
                 data-bytes=attr(|r| r.files.iter().map(|(_, b)| *b).sum::<u64>().to_string())
                 data-runs=move || trace.runs.get().to_string()
                 data-elapsed-ms=move || format!("{:.1}", trace.elapsed_ms.get())
+                data-preparse-ms=move || format!("{:.1}", trace.preparse_ms.get())
             >
                 {text}
             </p>

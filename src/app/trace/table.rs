@@ -82,24 +82,55 @@ pub fn ResultsTable() -> impl IntoView {
             .with(|r| r.as_ref().map_or(0, |r| r.rows.len()))
     };
     let with_phases = move || trace.report.with(|r| r.as_ref().is_some_and(|r| r.phases));
-    let html = move || {
+    // Rows go into the table in chunks, one chunk per frame after the first, so that
+    // thousands of intervals never block the page for long (every row still ends up
+    // in the DOM). A newer order abandons an unfinished fill.
+    let fill_generation = StoredValue::new(0u64);
+    // A render effect: it runs with the rest of the render (as the count does), so the
+    // count and the first rows on screen always come from the same report.
+    let fill = RenderEffect::new(move |_| {
         let order = order.get();
-        let selected = selected_index.get_untracked();
-        trace
-            .report
-            .with(|r| {
-                r.as_ref().map(|r| {
-                    rows_html(
-                        &r.rows,
-                        &order,
-                        r.trace_start_ns.unwrap_or(0),
-                        r.phases,
-                        selected,
-                    )
+        // A new report with the same number of rows has an equal order: refill anyway.
+        trace.report.track();
+        // Re-run when the table body is (re)created.
+        let Some(body) = body_ref.get() else {
+            return;
+        };
+        let generation = fill_generation.get_value() + 1;
+        fill_generation.set_value(generation);
+        let total = order.len();
+        let chunk = move |from: usize, to: usize| -> String {
+            let selected = selected_index.get_untracked();
+            trace
+                .report
+                .with_untracked(|r| {
+                    r.as_ref().map(|r| {
+                        rows_html(
+                            &r.rows,
+                            &order[from..to],
+                            r.trace_start_ns.unwrap_or(0),
+                            r.phases,
+                            selected,
+                        )
+                    })
                 })
-            })
-            .unwrap_or_default()
-    };
+                .unwrap_or_default()
+        };
+        let first = total.min(FIRST_ROWS);
+        body.set_inner_html(&chunk(0, first));
+        let _ = body.set_attribute("data-rows", &first.to_string());
+        let chunk = std::rc::Rc::new(chunk);
+        fill_rest(
+            body.into(),
+            first,
+            total,
+            generation,
+            fill_generation,
+            chunk,
+        );
+    });
+    // Kept as long as the table (a dropped render effect stops).
+    StoredValue::new_local(fill);
 
     // Selection changes restyle two rows in place (no re-render) and scroll to the row.
     Effect::new(move |previous: Option<Option<usize>>| {
@@ -273,13 +304,40 @@ pub fn ResultsTable() -> impl IntoView {
                             aria-label="Attributed intervals: arrow keys move the selection"
                             on:click=on_click
                             on:keydown=on_key
-                            inner_html=html
                         ></tbody>
                     </table>
                 </div>
             </Show>
         </section>
     }
+}
+
+/// Rows rendered at once; the rest follow in chunks of [`CHUNK_ROWS`], one per frame.
+const FIRST_ROWS: usize = 200;
+const CHUNK_ROWS: usize = 150;
+
+/// Append rows `from..total` to `body`, a chunk per animation frame, while `generation`
+/// is still the newest fill. `data-rows` on the body counts the rows in the DOM.
+fn fill_rest(
+    body: web_sys::HtmlElement,
+    from: usize,
+    total: usize,
+    generation: u64,
+    current: StoredValue<u64>,
+    chunk: std::rc::Rc<dyn Fn(usize, usize) -> String>,
+) {
+    if from >= total {
+        return;
+    }
+    request_animation_frame(move || {
+        if current.try_get_value() != Some(generation) {
+            return;
+        }
+        let to = (from + CHUNK_ROWS).min(total);
+        let _ = body.insert_adjacent_html("beforeend", &chunk(from, to));
+        let _ = body.set_attribute("data-rows", &to.to_string());
+        fill_rest(body, to, total, generation, current, chunk);
+    });
 }
 
 /// Per rank: samples, markers, peak gap and intervals; a click filters to that rank.

@@ -6,6 +6,9 @@
 //! (`view::timeline`, `view::timeline_scene`); this module wires events to them, asks
 //! the worker for the visible window's columns and paints once per animation frame.
 
+use std::sync::Arc;
+
+use crate::protocol::TraceReport;
 use std::cell::Cell;
 use std::rc::Rc;
 
@@ -75,12 +78,7 @@ pub fn Timeline() -> impl IntoView {
     let overview_drag = StoredValue::new(false);
 
     let ranks = Memo::new(move |_| trace.visible_ranks());
-    let rows = Memo::new(move |_| {
-        trace
-            .report
-            .with(|r| r.as_ref().map(|r| r.rows.clone()))
-            .unwrap_or_default()
-    });
+    let rows = Memo::new(move |_| Rows(trace.report.get()));
     let bounds = Memo::new(move |_| {
         trace.report.with(|r| {
             r.as_ref()
@@ -192,7 +190,7 @@ pub fn Timeline() -> impl IntoView {
         }
         if let Some(canvas) = overview_ref.get_untracked() {
             let overview = trace.overview.get_untracked().unwrap_or_default();
-            let scene = overview_scene(&l, scale, bounds, window, &overview, &rows, shown);
+            let scene = overview_scene(&l, scale, bounds, window, &overview, &rows[..], shown);
             if let Err(e) = paint(&canvas, &scene) {
                 web_sys::console::warn_1(&e.into());
             }
@@ -589,5 +587,27 @@ pub fn Timeline() -> impl IntoView {
                 {tooltip}
             </div>
         </div>
+    }
+}
+
+/// The report's rows, shared with the report (cloning it clones a pointer: the painter
+/// reads them every frame).
+#[derive(Clone, Default)]
+struct Rows(Option<Arc<TraceReport>>);
+
+impl PartialEq for Rows {
+    fn eq(&self, other: &Rows) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+impl std::ops::Deref for Rows {
+    type Target = [IntervalRow];
+    fn deref(&self) -> &[IntervalRow] {
+        self.0.as_ref().map_or(&[], |r| &r.rows)
     }
 }
