@@ -23,14 +23,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 WASM_TEST_ENV := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
                  CHROMEDRIVER=$(CHROMEDRIVER) WASM_BINDGEN_TEST_TIMEOUT=120
 
-.PHONY: help serve test bench build e2e setup \
+.PHONY: help serve test bench bench-web build e2e setup \
         rust-tools wasm-target trunk-cli wasm-bindgen-cli node-tools chromium cargo-deps
 
 help:
 	@echo "make serve   build the page (release) and serve it at http://127.0.0.1:$(SERVE_PORT)"
 	@echo "make test    formatting, clippy (native + wasm32), native tests, wasm tests in"
 	@echo "             headless Chromium, release build, browser (Playwright) tests"
-	@echo "make bench   benchmarks of the computing core"
+	@echo "make bench   trace table against stormlog 0.4.3 (native and wasm), LOD query, explorer"
+	@echo "make bench-web  the same traces in headless Chromium (load, memory, frames, sweeps, sizes)"
 	@echo "make setup   only install the tools (done by every target anyway)"
 
 # ---- installation (idempotent) ----------------------------------------------------
@@ -109,3 +110,11 @@ e2e: build
 # missing) and the explorer benchmark. See scripts/bench.sh.
 bench: rust-tools
 	scripts/bench.sh
+
+# The browser's figures (scripts/bench-web.mjs) on the traces `make bench` generates.
+bench-web: build
+	cargo build --release --quiet -p shardscope-bench
+	@mkdir -p bench-data
+	@[ -s bench-data/trace-16x12500.json ] || target/release/shardscope-bench gen-trace bench-data/trace-16x12500.json --ranks 16 --samples 12500
+	@[ -s bench-data/trace-32x31500.json ] || target/release/shardscope-bench gen-trace bench-data/trace-32x31500.json --ranks 32 --samples 31500
+	node scripts/bench-web.mjs dist bench-data/trace-16x12500.json bench-data/trace-32x31500.json

@@ -7,7 +7,9 @@ import { WASI } from 'node:wasi';
 import process from 'node:process';
 
 const [program, ...args] = process.argv.slice(2);
-const wasi = new WASI({ version: 'preview1', args: [program, ...args], env: {}, preopens: { '.': '.' } });
+const wasi = new WASI({ version: 'preview1', args: [program, ...args], env: {}, preopens: { '.': '.' }, returnOnExit: true });
 const module = await WebAssembly.compile(await readFile(program));
 const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
-process.exitCode = wasi.start(instance);
+const code = wasi.start(instance);
+// Node 20's WASI can crash while tearing a big instance down: leave at once.
+process.reallyExit(code);

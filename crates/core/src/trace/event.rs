@@ -1,6 +1,6 @@
 //! The compact, per-event storage every loaded trace is kept in.
 //!
-//! One [`Event`] is 96 bytes whatever the record looked like: the fields
+//! One [`Event`] is 88 bytes whatever the record looked like: the fields
 //! attribution, session selection, phase replay and the distributed merge need,
 //! with strings interned in a [`Strings`] table. Metadata is not kept: what
 //! attribution needs of it (is this a collective marker? a phase boundary?) is
@@ -196,5 +196,14 @@ impl Event {
     }
     pub fn is_stop(&self) -> bool {
         self.flags & flags::STOP != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn events_stay_compact() {
+        // 1M events of a 560 MB trace: 88 MB. Growing this costs memory at every scale.
+        assert_eq!(std::mem::size_of::<super::Event>(), 88);
     }
 }
