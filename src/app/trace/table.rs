@@ -314,7 +314,7 @@ pub fn ResultsTable() -> impl IntoView {
 
 /// Rows rendered at once; the rest follow in chunks of [`CHUNK_ROWS`], one per frame.
 const FIRST_ROWS: usize = 200;
-const CHUNK_ROWS: usize = 150;
+const CHUNK_ROWS: usize = 80;
 
 /// Append rows `from..total` to `body`, a chunk per animation frame, while `generation`
 /// is still the newest fill. `data-rows` on the body counts the rows in the DOM.

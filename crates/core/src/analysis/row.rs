@@ -171,9 +171,12 @@ pub fn unpack_rows(bytes: &[u8]) -> Option<Vec<IntervalRow>> {
             .map(|_| r.str())
             .collect::<Result<Vec<String>, _>>()?;
         let list = |r: &mut Reader<'_>| -> Result<Vec<String>, Malformed> {
-            (0..r.count(4)?)
-                .map(|_| table.get(r.u32()? as usize).cloned().ok_or(Malformed))
-                .collect()
+            let n = r.count(4)?;
+            let mut items = Vec::with_capacity(n);
+            for _ in 0..n {
+                items.push(table.get(r.u32()? as usize).cloned().ok_or(Malformed)?);
+            }
+            Ok(items)
         };
         let n = r.count(3 * 8 + 1 + 8 + 4 + 8 + 8 + 8 + 8 + 8 + 1 + 8 + 8 + 1)?;
         let mut rows = Vec::with_capacity(n);
