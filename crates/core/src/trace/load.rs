@@ -689,9 +689,10 @@ impl Loader<'_> {
         Ok(sessions)
     }
 
-    /// The parallel fast path for a big file (native builds only): `true` when it
-    /// parsed the whole file into `grouper`; `false` leaves everything untouched for
-    /// the sequential parse, which also reports any error exactly.
+    /// The fast paths for a big file (ranges parsed by the browser's helper workers,
+    /// else threads on native builds): `true` when one parsed the whole file into
+    /// `grouper`; `false` leaves the file to the sequential parse, which also reports
+    /// any error exactly.
     fn try_parallel(
         &mut self,
         path: &str,

@@ -21,7 +21,7 @@ use super::parse::{LoadCtx, SessionGrouper};
 use super::phase_boundary::PhaseBoundary;
 use super::ranges::RangeTask;
 use super::reader::Input;
-use super::record::{convert_record, InternCache, RecordExtras, RecordSink, DEFAULT_COLLECTOR};
+use super::record::{convert_record, InternCache, RecordExtras, RecordSink};
 use crate::json::{skip_ws, Node, Tape};
 
 /// Files smaller than this are parsed sequentially.
@@ -282,14 +282,7 @@ fn convert_batch(batch: &Batch, tape: &mut Tape, default_session_id: &str) -> Op
         {
             return None;
         }
-        let mut sink = RecordSink {
-            strings: &mut strings,
-            phases: &mut phases,
-            default_session_id,
-            default_collector: DEFAULT_COLLECTOR,
-            default_sampling_interval_ms: 0,
-            cache: &mut cache,
-        };
+        let mut sink = RecordSink::json(&mut strings, &mut phases, default_session_id, &mut cache);
         events.push(convert_record(tape, 0, &mut sink).ok()?);
     }
     Some(Converted {
@@ -377,11 +370,7 @@ fn split_batches(
                         break;
                     };
                     let line = &data[pos..pos + nl];
-                    // Other Python line breaks would renumber lines: leave those files alone.
-                    if line
-                        .iter()
-                        .any(|&b| matches!(b, b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2))
-                    {
+                    if super::ranges::has_other_line_breaks(line) {
                         return Err(GaveUp);
                     }
                     if line.iter().any(|&b| !matches!(b, b' ' | b'\t')) {

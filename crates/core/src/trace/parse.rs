@@ -10,9 +10,7 @@ use super::error::{LoadError, LoadErrorKind};
 use super::event::{Event, StrId, Strings};
 use super::phase_boundary::PhaseBoundary;
 use super::reader::Input;
-use super::record::{
-    convert_record, InternCache, RecordError, RecordExtras, RecordSink, DEFAULT_COLLECTOR,
-};
+use super::record::{convert_record, InternCache, RecordError, RecordExtras, RecordSink};
 use super::session::{summary_from_json, SessionSummary};
 use crate::json::{py_strip, skip_ws, Node, ParseError, Tape};
 
@@ -216,14 +214,12 @@ fn stream_records(
                 }
             }
             if out.record.is_none() && out.non_object.is_none() {
-                let mut sink = RecordSink {
-                    strings: &mut ctx.strings,
-                    phases: &mut ctx.phases,
+                let mut sink = RecordSink::json(
+                    &mut ctx.strings,
+                    &mut ctx.phases,
                     default_session_id,
-                    default_collector: DEFAULT_COLLECTOR,
-                    default_sampling_interval_ms: 0,
-                    cache: &mut ctx.cache,
-                };
+                    &mut ctx.cache,
+                );
                 match convert_record(&ctx.tape, 0, &mut sink) {
                     Ok((event, extras)) => {
                         if out.beyond.is_none() {
@@ -550,14 +546,12 @@ fn choose_records(
         });
     }
     if looks_like_record(top, 0) {
-        let mut sink = RecordSink {
-            strings: &mut ctx.strings,
-            phases: &mut ctx.phases,
+        let mut sink = RecordSink::json(
+            &mut ctx.strings,
+            &mut ctx.phases,
             default_session_id,
-            default_collector: DEFAULT_COLLECTOR,
-            default_sampling_interval_ms: 0,
-            cache: &mut ctx.cache,
-        };
+            &mut ctx.cache,
+        );
         let mut grouper = SessionGrouper::default();
         match convert_record(top, 0, &mut sink) {
             Ok((event, extras)) => grouper.push(event, extras),
@@ -686,14 +680,12 @@ fn parse_jsonl_inner(
                         e.line = Some(line_no);
                         return Err(e);
                     }
-                    let mut sink = RecordSink {
-                        strings: &mut ctx.strings,
-                        phases: &mut ctx.phases,
+                    let mut sink = RecordSink::json(
+                        &mut ctx.strings,
+                        &mut ctx.phases,
                         default_session_id,
-                        default_collector: DEFAULT_COLLECTOR,
-                        default_sampling_interval_ms: 0,
-                        cache: &mut ctx.cache,
-                    };
+                        &mut ctx.cache,
+                    );
                     match convert_record(&ctx.tape, 0, &mut sink) {
                         Ok((event, extras)) => grouper.push(event, extras),
                         Err(e) if e.beyond_stormlog => {

@@ -19,7 +19,7 @@
 use super::event::{Event, Strings};
 use super::parallel::Layout;
 use super::phase_boundary::PhaseBoundary;
-use super::record::{convert_record, InternCache, RecordExtras, RecordSink, DEFAULT_COLLECTOR};
+use super::record::{convert_record, InternCache, RecordExtras, RecordSink};
 use crate::json::{skip_ws, Node, Tape};
 use crate::pack::{Reader, Writer};
 
@@ -127,14 +127,12 @@ pub fn parse_range(
         if !matches!(tape.nodes.first(), Some(Node::Object { .. })) {
             return Err(GaveUp);
         }
-        let mut sink = RecordSink {
-            strings: &mut out.strings,
-            phases: &mut out.phases,
+        let mut sink = RecordSink::json(
+            &mut out.strings,
+            &mut out.phases,
             default_session_id,
-            default_collector: DEFAULT_COLLECTOR,
-            default_sampling_interval_ms: 0,
-            cache: &mut cache,
-        };
+            &mut cache,
+        );
         out.events
             .push(convert_record(tape, 0, &mut sink).map_err(|_| GaveUp)?);
         Ok(())
@@ -208,11 +206,7 @@ pub fn parse_range(
                     return Err(GaveUp);
                 };
                 let line = &buf[pos..pos + nl];
-                // Other Python line breaks would renumber lines: leave those files alone.
-                if line
-                    .iter()
-                    .any(|&b| matches!(b, b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2))
-                {
+                if has_other_line_breaks(line) {
                     return Err(GaveUp);
                 }
                 if line.iter().any(|&b| !matches!(b, b' ' | b'\t')) {
@@ -262,6 +256,14 @@ fn finish_array(
 /// True when `bytes` hold anything but JSON whitespace.
 fn skip_ws_all(bytes: &[u8]) -> bool {
     skip_ws(bytes, 0) != bytes.len()
+}
+
+/// Bytes that may start one of Python's other line breaks (`str.splitlines`: `\r`,
+/// `\x0b`, `\x0c`, `\x1c`–`\x1e`, U+0085, U+2028, U+2029): such a JSONL file would be
+/// numbered differently, so the fast paths leave it to the sequential parse.
+pub fn has_other_line_breaks(line: &[u8]) -> bool {
+    line.iter()
+        .any(|&b| matches!(b, b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2))
 }
 
 fn check_utf8(bytes: &[u8]) -> Result<(), GaveUp> {

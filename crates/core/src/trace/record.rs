@@ -62,6 +62,25 @@ pub struct RecordSink<'a> {
     pub cache: &'a mut InternCache,
 }
 
+impl<'a> RecordSink<'a> {
+    /// A sink for JSON/JSONL records (stormlog's JSON loader defaults).
+    pub fn json(
+        strings: &'a mut Strings,
+        phases: &'a mut Vec<PhaseBoundary>,
+        default_session_id: &'a str,
+        cache: &'a mut InternCache,
+    ) -> RecordSink<'a> {
+        RecordSink {
+            strings,
+            phases,
+            default_session_id,
+            default_collector: DEFAULT_COLLECTOR,
+            default_sampling_interval_ms: 0,
+            cache,
+        }
+    }
+}
+
 /// stormlog's default collector for legacy records.
 pub const DEFAULT_COLLECTOR: &str = "legacy.unknown";
 
