@@ -196,10 +196,14 @@ fn preparse(
             if !workers.with_value(|w| w.load_generation.get() == generation) {
                 return;
             }
-            let mut g = gathered.borrow_mut();
+            let mut guard = gathered.borrow_mut();
+            let g = &mut *guard;
+            // Nothing is expected once the load was sent (the files are taken then).
+            let Some(entry) = g.files.get_mut(p) else {
+                return;
+            };
             match response {
                 ResponseBody::RangeParsed { index, packed } => {
-                    let entry = &mut g.files[p];
                     if let (Some(slot), Some(task)) =
                         (entry.1.get_mut(index), entry.0.tasks.get(index))
                     {
@@ -210,16 +214,16 @@ fn preparse(
                         done_bytes: g.done_bytes,
                         total_bytes: g.total_bytes,
                         stage: Stage::Reading {
-                            file: g.files[p].0.file.name.clone(),
+                            file: entry.0.file.name.clone(),
                         },
                     });
                     return;
                 }
                 ResponseBody::RangesParsed { complete: true } => {}
                 // Any problem: the loading worker parses this file itself.
-                _ => g.files[p].2 = true,
+                _ => entry.2 = true,
             }
-            g.outstanding -= 1;
+            g.outstanding = g.outstanding.saturating_sub(1);
             if g.outstanding > 0 {
                 return;
             }
@@ -234,7 +238,7 @@ fn preparse(
                     ranges: ranges.into_iter().flatten().collect(),
                 })
                 .collect();
-            drop(g);
+            drop(guard);
             trace.preparse_ms.set(now_ms() - started);
             workers.with_value(|w| w.stop_helping());
             if let Some((client, files, settings)) = pending_load.borrow_mut().take() {
