@@ -1,4 +1,5 @@
-//! The worker's clock and memory gauge (`performance.now()` of whatever global runs us).
+//! One clock for the page and its workers (`performance.now()` of whatever global runs
+//! us), and the wasm memory gauge.
 
 use wasm_bindgen::JsCast;
 

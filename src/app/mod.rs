@@ -11,6 +11,7 @@ pub mod download;
 pub mod explore;
 pub mod paint;
 pub mod permalink;
+pub mod sort_header;
 pub mod state;
 pub mod trace;
 pub mod worker_client;
@@ -33,12 +34,7 @@ pub fn start() {
     leptos::mount::mount_to_body(App);
 }
 
-/// Milliseconds since the page started (high resolution).
-pub fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
-}
+pub use crate::clock::now_ms;
 
 /// Keep the address bar's fragment in step with the settings, at most every 300 ms
 /// (browsers throttle history updates; panning changes the window every frame).

@@ -141,50 +141,12 @@ fn paint_shapes(
             root.present().map_err(fail)?;
             return Ok(n);
         }
-        if let (
-            Some(_),
-            Shape::Rect {
-                x0,
-                y0,
-                x1,
-                y1,
-                color: c,
-                fill: true,
-                ..
-            },
-        ) = (&context, shape)
-        {
-            if run.color != Some(*c) {
-                run.flush(context.as_ref());
-                run.color = Some(*c);
+        if let Some(ctx) = &context {
+            if paint_direct(ctx, shape, &mut run) {
+                continue;
             }
-            run.add(*x0, *y0, *x1, *y1);
-            continue;
         }
         run.flush(context.as_ref());
-        if let (Some(ctx), Shape::Polygon { points, color: c }) = (&context, shape) {
-            if let Some(path) = path2d(points, true) {
-                ctx.set_fill_style_str(&c.css());
-                ctx.fill_with_path_2d(&path);
-                continue;
-            }
-        }
-        if let (
-            Some(ctx),
-            Shape::Line {
-                points,
-                color: c,
-                stroke,
-            },
-        ) = (&context, shape)
-        {
-            if let Some(path) = path2d(points, false) {
-                ctx.set_stroke_style_str(&c.css());
-                ctx.set_line_width(f64::from(*stroke));
-                ctx.stroke_with_path(&path);
-                continue;
-            }
-        }
         match shape {
             Shape::Rect {
                 x0,
@@ -268,6 +230,55 @@ fn paint_shapes(
     run.flush(context.as_ref());
     root.present().map_err(fail)?;
     Ok(shapes.len())
+}
+
+/// The shapes painted straight on the 2D context, not through plotters: filled
+/// rectangles (collected into `run` while their colour repeats) and long polygons and
+/// polylines (one `Path2D` each). `false`: plotters paints this one (after the caller
+/// flushes `run`, to keep the order).
+fn paint_direct(ctx: &CanvasRenderingContext2d, shape: &Shape, run: &mut RectRun) -> bool {
+    match shape {
+        Shape::Rect {
+            x0,
+            y0,
+            x1,
+            y1,
+            color,
+            fill: true,
+            ..
+        } => {
+            if run.color != Some(*color) {
+                run.flush(Some(ctx));
+                run.color = Some(*color);
+            }
+            run.add(*x0, *y0, *x1, *y1);
+            true
+        }
+        Shape::Polygon { points, color } => match path2d(points, true) {
+            Some(path) => {
+                run.flush(Some(ctx));
+                ctx.set_fill_style_str(&color.css());
+                ctx.fill_with_path_2d(&path);
+                true
+            }
+            None => false,
+        },
+        Shape::Line {
+            points,
+            color,
+            stroke,
+        } => match path2d(points, false) {
+            Some(path) => {
+                run.flush(Some(ctx));
+                ctx.set_stroke_style_str(&color.css());
+                ctx.set_line_width(f64::from(*stroke));
+                ctx.stroke_with_path(&path);
+                true
+            }
+            None => false,
+        },
+        _ => false,
+    }
 }
 
 /// Filled rectangles of one colour collected as path text.

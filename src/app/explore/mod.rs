@@ -23,6 +23,7 @@ use wasm_bindgen::JsCast;
 
 use super::canvas::canvas_by_testid;
 use super::download::save_canvas_png;
+use super::sort_header::sort_header;
 use super::state::{AppState, ParetoSort, Phase, View};
 use super::workers::WorkersHandle;
 use crate::protocol::ExportFormat;
@@ -384,37 +385,9 @@ fn ParetoTable() -> impl IntoView {
         rows
     });
     let header = move |key: ParetoSort, label: &'static str| {
-        let aria = move || match explore.sort.get() {
-            (k, true) if k == key => "ascending",
-            (k, false) if k == key => "descending",
-            _ => "none",
-        };
-        view! {
-            <th scope="col" class="num" aria-sort=aria>
-                <button
-                    type="button"
-                    class="sort"
-                    class:active=move || explore.sort.get().0 == key
-                    on:click=move |_| explore.sort.update(|(k, asc)| {
-                        if *k == key {
-                            *asc = !*asc;
-                        } else {
-                            *k = key;
-                            *asc = key != ParetoSort::Efficiency;
-                        }
-                    })
-                >
-                    {label}
-                    <span class="sort-mark" aria-hidden="true">
-                        {move || match explore.sort.get() {
-                            (k, true) if k == key => "▲",
-                            (k, false) if k == key => "▼",
-                            _ => "",
-                        }}
-                    </span>
-                </button>
-            </th>
-        }
+        sort_header(explore.sort, key, label, true, None, |k| {
+            k != ParetoSort::Efficiency
+        })
     };
     let html = move || {
         let selected = explore.selected.get();

@@ -10,6 +10,7 @@ use shardscope_core::view::table::{rows_html, table_order, SortKey, TableQuery};
 use shardscope_core::view::timeline_scene::class_color;
 use wasm_bindgen::JsCast;
 
+use super::super::sort_header::sort_header;
 use super::super::state::AppState;
 
 /// The row index (`data-index`) of the table row an event happened in.
@@ -186,41 +187,12 @@ pub fn ResultsTable() -> impl IntoView {
     };
 
     let header = move |key: SortKey, label: &'static str, numeric: bool| {
-        let active = move || trace.sort.get().0 == key;
-        let aria = move || match trace.sort.get() {
-            (k, true) if k == key => "ascending",
-            (k, false) if k == key => "descending",
-            _ => "none",
-        };
-        view! {
-            <th scope="col" class:num=numeric aria-sort=aria>
-                <button
-                    type="button"
-                    class="sort"
-                    class:active=active
-                    data-sort=key.as_str()
-                    on:click=move |_| {
-                        trace.sort.update(|(k, asc)| {
-                            if *k == key {
-                                *asc = !*asc;
-                            } else {
-                                *k = key;
-                                *asc = !matches!(key, SortKey::Confidence | SortKey::PeakGap | SortKey::Duration);
-                            }
-                        })
-                    }
-                >
-                    {label}
-                    <span class="sort-mark" aria-hidden="true">
-                        {move || match trace.sort.get() {
-                            (k, true) if k == key => "▲",
-                            (k, false) if k == key => "▼",
-                            _ => "",
-                        }}
-                    </span>
-                </button>
-            </th>
-        }
+        sort_header(trace.sort, key, label, numeric, Some(key.as_str()), |k| {
+            !matches!(
+                k,
+                SortKey::Confidence | SortKey::PeakGap | SortKey::Duration
+            )
+        })
     };
 
     let class_filter = move |i: usize, class: Classification| {
