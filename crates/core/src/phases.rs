@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::trace::event::{Event, StrId};
+use crate::trace::event::{Event, Events, StrId};
 pub use crate::trace::phase_boundary::PhaseBoundary;
 
 /// A reconstructed phase interval.
@@ -152,27 +152,27 @@ pub struct PhaseReplayIndex {
 
 impl PhaseReplayIndex {
     /// `PhaseReplayIndex.from_events` over one session's events.
-    pub fn from_events(events: &[Event], boundaries: &[PhaseBoundary]) -> PhaseReplayIndex {
+    pub fn from_events(events: Events<'_>, boundaries: &[PhaseBoundary]) -> PhaseReplayIndex {
         // Session end per (session, rank): the latest timestamp of any event.
         let mut session_end: Vec<((StrId, i64), i64)> = Vec::new();
-        let mut records: Vec<(&Event, &PhaseBoundary)> = Vec::new();
-        for event in events {
-            let key = (event.session, event.rank);
+        let mut records: Vec<(&Event, i64, &PhaseBoundary)> = Vec::new();
+        for (event, source) in events.iter() {
+            let key = (event.session, source.rank);
             match session_end.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, end)) => *end = (*end).max(event.timestamp_ns),
                 None => session_end.push((key, event.timestamp_ns)),
             }
             if event.phase > 0 {
                 if let Some(b) = boundaries.get(event.phase as usize - 1) {
-                    records.push((event, b));
+                    records.push((event, source.rank, b));
                 }
             }
         }
         // Sort by (session_id, rank, timestamp, sequence, scope_id); stable. Session
         // ids are compared as interned ids here: one index serves one session.
-        records.sort_by(|(ea, ba), (eb, bb)| {
-            (ea.session, ea.rank, ea.timestamp_ns, ba.sequence)
-                .cmp(&(eb.session, eb.rank, eb.timestamp_ns, bb.sequence))
+        records.sort_by(|(ea, ra, ba), (eb, rb, bb)| {
+            (ea.session, ra, ea.timestamp_ns, ba.sequence)
+                .cmp(&(eb.session, rb, eb.timestamp_ns, bb.sequence))
                 .then_with(|| ba.scope_id.cmp(&bb.scope_id))
         });
 
@@ -189,8 +189,8 @@ impl PhaseReplayIndex {
                 None => groups.push((key, vec![span])),
             }
         };
-        for (event, scope) in records {
-            let thread_key = (event.session, event.rank, scope.thread_id);
+        for (event, rank, scope) in records {
+            let thread_key = (event.session, rank, scope.thread_id);
             let pos = match active.iter().position(|(k, _)| *k == thread_key) {
                 Some(p) => p,
                 None => {
@@ -217,7 +217,7 @@ impl PhaseReplayIndex {
             }
             push_span(
                 &mut groups,
-                (event.session, event.rank),
+                (event.session, rank),
                 PhaseSpan {
                     thread_id: scope.thread_id,
                     thread_name: scope.thread_name.clone(),

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use shardscope_core::attribution::{attribute, AttributionConfig, Preset};
-use shardscope_core::trace::event::{flags, Counters, Event, Identity};
+use shardscope_core::trace::event::{flags, Counters, Event, Events, Identity, Source, Sources};
 
 const GIB: i64 = 1 << 30;
 
@@ -16,18 +16,26 @@ struct Sample {
     total: bool,
 }
 
-fn events_from(samples: &[Sample], world_size: i64) -> Vec<Event> {
+/// A trace's events and their sources.
+type Trace = (Vec<Event>, Sources);
+
+fn events_from(samples: &[Sample], world_size: i64) -> Trace {
     let mut events = Vec::new();
+    let mut sources = Sources::default();
     for s in samples {
         // Distinct timestamps: 100 ms steps, ranks 1 µs apart, markers 3 ms later.
         let ts = 1_700_000_000_000_000_000 + s.step * 100_000_000 + s.rank * 1_000;
-        let identity = Identity {
-            timestamp_ns: ts,
+        let sample = Source {
             rank: s.rank,
             local_rank: s.rank,
             world_size,
-            session: 0,
             event_type: 0,
+            flags: flags::SAMPLE,
+        };
+        let identity = Identity {
+            timestamp_ns: ts,
+            session: 0,
+            source: sources.intern(sample),
             context: u32::MAX,
         };
         let counters = Counters {
@@ -36,17 +44,22 @@ fn events_from(samples: &[Sample], world_size: i64) -> Vec<Event> {
             device_used_bytes: Some(2 * GIB + s.gap_mib * (1 << 20)),
             device_total_bytes: s.total.then_some(16 * GIB),
         };
-        events.push(Event::new(identity, counters, 0, flags::SAMPLE));
+        events.push(Event::new(identity, counters, 0));
         if s.marker {
+            let marker = sources.intern(Source {
+                event_type: 1,
+                flags: flags::MARKER,
+                ..sample
+            });
             let marker = Identity {
                 timestamp_ns: ts + 3_000_000,
-                event_type: 1,
+                source: marker,
                 ..identity
             };
-            events.push(Event::new(marker, Counters::default(), 0, flags::MARKER));
+            events.push(Event::new(marker, Counters::default(), 0));
         }
     }
-    events
+    (events, sources)
 }
 
 fn sample_strategy(ranks: i64) -> impl Strategy<Value = Sample> {
@@ -66,7 +79,7 @@ fn sample_strategy(ranks: i64) -> impl Strategy<Value = Sample> {
         })
 }
 
-fn trace_strategy() -> impl Strategy<Value = (Vec<Event>, Preset, u64)> {
+fn trace_strategy() -> impl Strategy<Value = (Trace, Preset, u64)> {
     (1i64..6)
         .prop_flat_map(|ranks| {
             (
@@ -107,7 +120,7 @@ proptest! {
     #[test]
     fn merged_intervals_are_sorted_and_disjoint_per_rank((events, preset, _seed) in trace_strategy()) {
         let config = AttributionConfig::preset(preset);
-        let results = attribute(&events, &config, None);
+        let results = attribute(Events::new(&events.0, &events.1), &config, None);
         for pair in results.windows(2) {
             prop_assert!(pair[0].rank <= pair[1].rank, "ranks ascend");
             if pair[0].rank == pair[1].rank {
@@ -122,15 +135,16 @@ proptest! {
     #[test]
     fn input_order_does_not_matter((events, preset, seed) in trace_strategy()) {
         let config = AttributionConfig::preset(preset);
-        let expected = attribute(&events, &config, None);
-        let reordered = attribute(&shuffled(&events, seed), &config, None);
+        let (list, sources) = &events;
+        let expected = attribute(Events::new(list, sources), &config, None);
+        let reordered = attribute(Events::new(&shuffled(list, seed), sources), &config, None);
         prop_assert_eq!(expected, reordered);
     }
 
     #[test]
     fn confidence_stays_in_unit_interval_and_above_the_floor((events, preset, _seed) in trace_strategy()) {
         let config = AttributionConfig::preset(preset);
-        for r in attribute(&events, &config, None) {
+        for r in attribute(Events::new(&events.0, &events.1), &config, None) {
             prop_assert!((0.0..=1.0).contains(&r.confidence), "{}", r.confidence);
             prop_assert!(r.confidence >= config.min_confidence);
             prop_assert!((0.0..=1.0).contains(&r.evidence.synchrony_ratio));
@@ -153,8 +167,12 @@ fn the_generator_produces_attributions() {
             });
         }
     }
-    let events = events_from(&samples, 4);
-    let results = attribute(&events, &AttributionConfig::preset(Preset::Medium), None);
+    let (events, sources) = events_from(&samples, 4);
+    let results = attribute(
+        Events::new(&events, &sources),
+        &AttributionConfig::preset(Preset::Medium),
+        None,
+    );
     assert_eq!(results.len(), 4);
     assert!(results
         .iter()

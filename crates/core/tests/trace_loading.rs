@@ -112,7 +112,7 @@ fn timestamps_keep_all_64_bits() {
     let text = format!("[{}]", record("9007199254740993", ""));
     let dataset = ok(load_one("t.json", text.as_bytes()));
     assert_eq!(
-        dataset.selected_events()[0].timestamp_ns,
+        dataset.selected_events().list[0].timestamp_ns,
         9_007_199_254_740_993
     );
 }
@@ -308,15 +308,16 @@ fn described(outcome: &LoadOutcome) -> String {
     for s in &d.sessions {
         out += &format!("session {:?}\n", s.summary);
         for e in &s.events {
+            let source = d.sources.of(e);
             out += &format!(
                 "{} {} {:?} {:?} {:?} {:?} {} {}\n",
                 e.timestamp_ns,
-                e.rank,
+                source.rank,
                 e.counters(),
                 d.strings.get(e.session),
-                d.strings.get(e.event_type),
+                d.strings.get(source.event_type),
                 d.strings.get(e.context),
-                e.flags,
+                source.flags,
                 e.phase
             );
         }
@@ -440,11 +441,15 @@ fn parallel_parsing_gives_exactly_the_sequential_result() {
                 // String ids may differ between the two loads: compare what they name.
                 assert_eq!(x.timestamp_ns, y.timestamp_ns);
                 assert_eq!(x.counters(), y.counters());
+                let (sx, sy) = (seq.sources.of(x), par.sources.of(y));
                 assert_eq!(
-                    (x.rank, x.flags, x.phase > 0),
-                    (y.rank, y.flags, y.phase > 0)
+                    (sx.rank, sx.local_rank, sx.world_size, sx.flags, x.phase > 0),
+                    (sy.rank, sy.local_rank, sy.world_size, sy.flags, y.phase > 0)
                 );
-                assert_eq!(seq.strings.get(x.event_type), par.strings.get(y.event_type));
+                assert_eq!(
+                    seq.strings.get(sx.event_type),
+                    par.strings.get(sy.event_type)
+                );
                 assert_eq!(seq.strings.get(x.context), par.strings.get(y.context));
             }
         }

@@ -25,7 +25,7 @@ pub use config::{AttributionConfig, OverrideValue, Preset, SettingsError, OVERRI
 
 use crate::phases::{merge_phase_attributions, PhaseAttribution, PhaseReplayIndex};
 use crate::py::{int_true_div, numpy_mean, numpy_median_sorted, numpy_std_ddof1, py_round};
-use crate::trace::event::{Event, StrId};
+use crate::trace::event::{Event, Events, StrId};
 
 /// How confident an interval is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -199,10 +199,11 @@ fn py_min1(x: f64) -> f64 {
 /// Attributes hidden-memory spikes in `events` (one session) to collectives.
 /// With `phases`, each interval also carries its phase attribution.
 pub fn attribute(
-    events: &[Event],
+    session: Events<'_>,
     config: &AttributionConfig,
     phases: Option<&PhaseReplayIndex>,
 ) -> Vec<AttributionResult> {
+    let events = session.list;
     if events.is_empty() {
         return Vec::new();
     }
@@ -222,20 +223,21 @@ pub fn attribute(
     let mut ranks: Vec<(i64, Vec<&Event>)> = Vec::new();
     let mut rank_slot: HashMap<i64, usize> = HashMap::new();
     for event in ordered() {
-        if event.is_marker() {
+        let source = session.source(event);
+        if source.is_marker() {
             markers
-                .entry(event.rank)
+                .entry(source.rank)
                 .or_default()
                 .push(event.timestamp_ns);
         }
-        if !event.is_sample()
+        if !source.is_sample()
             || event.device_used_bytes().is_none()
             || event.allocator_reserved_bytes().is_none()
         {
             continue;
         }
-        let slot = *rank_slot.entry(event.rank).or_insert_with(|| {
-            ranks.push((event.rank, Vec::new()));
+        let slot = *rank_slot.entry(source.rank).or_insert_with(|| {
+            ranks.push((source.rank, Vec::new()));
             ranks.len() - 1
         });
         ranks[slot].1.push(event);
@@ -256,13 +258,13 @@ pub fn attribute(
         return Vec::new();
     }
 
-    let expected_world_size = events
+    let expected_world_size = session
         .iter()
-        .map(|e| e.world_size)
+        .map(|(_, s)| s.world_size)
         .filter(|&w| w > 0)
         .max()
         .unwrap_or_else(|| {
-            let mut distinct: Vec<i64> = events.iter().map(|e| e.rank).collect();
+            let mut distinct: Vec<i64> = session.iter().map(|(_, s)| s.rank).collect();
             distinct.sort_unstable();
             distinct.dedup();
             distinct.len().max(1) as i64

@@ -25,7 +25,7 @@
 //! levels are read as `{}` (Python parses them up to its recursion limit).
 
 use super::error::{LoadError, LoadErrorKind, LoadWarning};
-use super::event::{Event, Strings};
+use super::event::{Event, Sources, Strings};
 use super::phase_boundary::PhaseBoundary;
 use super::pynum::{float_from_str, int_digits_from_float, PyError};
 use super::reader::Input;
@@ -487,6 +487,7 @@ pub struct CsvLoad {
 /// Where converted rows go: the load's strings and phase boundaries.
 pub struct CsvTarget<'a> {
     pub strings: &'a mut Strings,
+    pub sources: &'a mut Sources,
     pub phases: &'a mut Vec<PhaseBoundary>,
     /// `stable_legacy_session_id(resolved path, "csv")`.
     pub default_session_id: &'a str,
@@ -534,6 +535,7 @@ fn load_csv_inner(input: &mut Input<'_>, target: &mut CsvTarget<'_>) -> Result<C
                 &mut text,
                 &mut RecordSink {
                     strings: target.strings,
+                    sources: target.sources,
                     phases: target.phases,
                     default_session_id: target.default_session_id,
                     default_collector: CSV_DEFAULT_COLLECTOR,

@@ -1,8 +1,9 @@
 //! The compact, per-event storage every loaded trace is kept in.
 //!
-//! One [`Event`] is 88 bytes whatever the record looked like: the fields
+//! One [`Event`] is 56 bytes whatever the record looked like: the fields
 //! attribution, session selection, phase replay and the distributed merge need,
-//! with strings interned in a [`Strings`] table. Metadata is not kept: what
+//! with strings interned in a [`Strings`] table and who recorded it (rank, local
+//! rank, world size, event type, flags) in a [`Sources`] table. Metadata is not kept: what
 //! attribution needs of it (is this a collective marker? a phase boundary?) is
 //! decided while parsing.
 
@@ -97,27 +98,107 @@ pub mod flags {
     pub const STOP: u8 = 4;
 }
 
-/// Counter value meaning `null`. Every stored counter is validated `>= 0`.
-const NULL_COUNTER: i64 = -1;
-
-/// One telemetry event, as stormlog's `TelemetryEvent` after conversion.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Event {
-    pub timestamp_ns: i64,
+/// Who recorded an event and what kind of event it is. A trace holds few distinct
+/// ones (ranks × event types × flags), so events refer to them by [`SourceId`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Source {
     pub rank: i64,
     pub local_rank: i64,
     pub world_size: i64,
+    pub event_type: StrId,
+    /// [`flags`] decided at parse time.
+    pub flags: u8,
+}
+
+impl Source {
+    pub fn is_sample(&self) -> bool {
+        self.flags & flags::SAMPLE != 0
+    }
+    pub fn is_marker(&self) -> bool {
+        self.flags & flags::MARKER != 0
+    }
+    pub fn is_stop(&self) -> bool {
+        self.flags & flags::STOP != 0
+    }
+}
+
+/// Index into a [`Sources`] table.
+pub type SourceId = u32;
+
+/// What [`Sources::of`] answers for an id the table does not hold (never made by a load).
+static UNKNOWN_SOURCE: Source = Source {
+    rank: 0,
+    local_rank: 0,
+    world_size: 0,
+    event_type: NO_STR,
+    flags: 0,
+};
+
+/// An interning table of [`Source`]s: each distinct one is stored once.
+#[derive(Debug, Default, Clone)]
+pub struct Sources {
+    ids: HashMap<Source, SourceId, BuildHasherDefault<Fnv>>,
+    values: Vec<Source>,
+}
+
+impl Sources {
+    pub fn intern(&mut self, source: Source) -> SourceId {
+        if let Some(&id) = self.ids.get(&source) {
+            return id;
+        }
+        let id = self.values.len() as SourceId;
+        self.values.push(source);
+        self.ids.insert(source, id);
+        id
+    }
+
+    /// Interns through a one-entry cache: consecutive records mostly share a source.
+    pub fn intern_cached(&mut self, source: Source, cache: &mut SourceId) -> SourceId {
+        if self.get(*cache) == Some(&source) {
+            return *cache;
+        }
+        let id = self.intern(source);
+        *cache = id;
+        id
+    }
+
+    pub fn get(&self, id: SourceId) -> Option<&Source> {
+        self.values.get(id as usize)
+    }
+
+    /// The source of `event` (a harmless all-zero one for an id not in this table).
+    pub fn of(&self, event: &Event) -> &Source {
+        self.get(event.source).unwrap_or(&UNKNOWN_SOURCE)
+    }
+
+    /// How many distinct sources are interned.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// Counter value meaning `null`. Every stored counter is validated `>= 0`.
+const NULL_COUNTER: i64 = -1;
+
+/// One telemetry event, as stormlog's `TelemetryEvent` after conversion. Who
+/// recorded it and its type are a [`Source`] in the load's [`Sources`] table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    pub timestamp_ns: i64,
     allocated_bytes: i64,
     reserved_bytes: i64,
     used_bytes: i64,
     total_bytes: i64,
     pub session: StrId,
-    pub event_type: StrId,
+    pub source: SourceId,
     /// `context` string, or [`NO_STR`].
     pub context: StrId,
     /// 1-based index into the dataset's phase boundaries, 0 when this event is not one.
     pub phase: u32,
-    pub flags: u8,
 }
 
 fn counter(value: Option<i64>) -> i64 {
@@ -141,30 +222,23 @@ pub struct Counters {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Identity {
     pub timestamp_ns: i64,
-    pub rank: i64,
-    pub local_rank: i64,
-    pub world_size: i64,
     pub session: StrId,
-    pub event_type: StrId,
+    pub source: SourceId,
     pub context: StrId,
 }
 
 impl Event {
-    pub fn new(identity: Identity, counters: Counters, phase: u32, flags: u8) -> Event {
+    pub fn new(identity: Identity, counters: Counters, phase: u32) -> Event {
         Event {
             timestamp_ns: identity.timestamp_ns,
-            rank: identity.rank,
-            local_rank: identity.local_rank,
-            world_size: identity.world_size,
             allocated_bytes: counter(counters.allocator_allocated_bytes),
             reserved_bytes: counter(counters.allocator_reserved_bytes),
             used_bytes: counter(counters.device_used_bytes),
             total_bytes: counter(counters.device_total_bytes),
             session: identity.session,
-            event_type: identity.event_type,
+            source: identity.source,
             context: identity.context,
             phase,
-            flags,
         }
     }
 
@@ -188,14 +262,50 @@ impl Event {
             device_total_bytes: self.device_total_bytes(),
         }
     }
-    pub fn is_sample(&self) -> bool {
-        self.flags & flags::SAMPLE != 0
+}
+
+/// Events with the table their sources are in: what every consumer of a
+/// session's events (attribution, phases, the timeline index) reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Events<'a> {
+    pub list: &'a [Event],
+    pub sources: &'a Sources,
+}
+
+/// Equal when the events are, each with the same source, whatever its id.
+impl PartialEq for Events<'_> {
+    fn eq(&self, other: &Events<'_>) -> bool {
+        let anonymous = |e: &Event| Event { source: 0, ..*e };
+        self.len() == other.len()
+            && self
+                .iter()
+                .zip(other.iter())
+                .all(|((a, sa), (b, sb))| sa == sb && anonymous(a) == anonymous(b))
     }
-    pub fn is_marker(&self) -> bool {
-        self.flags & flags::MARKER != 0
+}
+
+impl<'a> Events<'a> {
+    pub fn new(list: &'a [Event], sources: &'a Sources) -> Events<'a> {
+        Events { list, sources }
     }
-    pub fn is_stop(&self) -> bool {
-        self.flags & flags::STOP != 0
+
+    /// The source of `event`.
+    pub fn source(&self, event: &Event) -> &'a Source {
+        self.sources.of(event)
+    }
+
+    /// Each event with its source, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'a Event, &'a Source)> + '_ {
+        let sources = self.sources;
+        self.list.iter().map(move |e| (e, sources.of(e)))
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
     }
 }
 
@@ -203,7 +313,7 @@ impl Event {
 mod tests {
     #[test]
     fn events_stay_compact() {
-        // 1M events of a 560 MB trace: 88 MB. Growing this costs memory at every scale.
-        assert_eq!(std::mem::size_of::<super::Event>(), 88);
+        // 1M events of a 560 MB trace: 56 MB. Growing this costs memory at every scale.
+        assert_eq!(std::mem::size_of::<super::Event>(), 56);
     }
 }

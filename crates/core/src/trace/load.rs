@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use super::csv::{load_csv, CsvTarget};
 use super::error::{LoadError, LoadErrorKind, LoadWarning};
-use super::event::{Event, StrId, Strings, NO_STR};
+use super::event::{Event, Events, Sources, StrId, Strings, NO_STR};
 use super::fs::{file_name, join, parent, PathKind, TraceFs};
 #[cfg(not(target_arch = "wasm32"))]
 use super::parallel::{parse_parallel, parse_ranges_parallel};
@@ -122,6 +122,7 @@ pub enum LoadMode {
 #[derive(Debug, Default)]
 pub struct Dataset {
     pub strings: Strings,
+    pub sources: Sources,
     pub phases: Vec<PhaseBoundary>,
     /// In stormlog's order (selection priority).
     pub sessions: Vec<Session>,
@@ -137,16 +138,17 @@ pub struct Dataset {
 
 impl Dataset {
     /// Events of the selected session (empty when there is none).
-    pub fn selected_events(&self) -> &[Event] {
+    pub fn selected_events(&self) -> Events<'_> {
         self.session_events(self.selected)
     }
 
     /// Events of session `index` (empty for `None` or an index out of range).
-    pub fn session_events(&self, index: Option<usize>) -> &[Event] {
-        index
+    pub fn session_events(&self, index: Option<usize>) -> Events<'_> {
+        let list = index
             .and_then(|i| self.sessions.get(i))
             .map(|s| s.events.as_slice())
-            .unwrap_or(&[])
+            .unwrap_or(&[]);
+        Events::new(list, &self.sources)
     }
 
     /// The session to analyse for a request: `id`'s session, or stormlog's default
@@ -218,6 +220,7 @@ pub fn load(
     outcome.parallel_files = loader.parallel_files;
     let mut dataset = Dataset {
         strings: loader.ctx.strings,
+        sources: loader.ctx.sources,
         phases: loader.ctx.phases,
         sessions,
         selected: default_selected,
@@ -922,6 +925,7 @@ impl Loader<'_> {
                 source: format!("artifact:{name}"),
             };
         };
+        let source = self.ctx.sources.of(&first);
         let (status, ended) = match group.last_stop_ns {
             Some(t) => (SessionStatus::Completed, Some(i128::from(t))),
             None => (SessionStatus::Incomplete, None),
@@ -934,9 +938,9 @@ impl Loader<'_> {
             host: strings.str(extras.host).to_string(),
             pid: extras.pid,
             job_id: strings.get(extras.job_id).map(str::to_string),
-            rank: i128::from(first.rank),
-            local_rank: i128::from(first.local_rank),
-            world_size: i128::from(first.world_size.max(1)),
+            rank: i128::from(source.rank),
+            local_rank: i128::from(source.local_rank),
+            world_size: i128::from(source.world_size.max(1)),
             source: format!("artifact:{name}"),
         }
     }
@@ -988,19 +992,20 @@ type DedupeKey = (
     StrId,
 );
 
-fn dedupe_key(e: &Event, empty: StrId) -> DedupeKey {
+fn dedupe_key(e: &Event, sources: &Sources, empty: StrId) -> DedupeKey {
     let context = if e.context == NO_STR {
         empty
     } else {
         e.context
     };
+    let source = sources.of(e);
     (
         e.session,
         e.timestamp_ns,
-        e.rank,
-        e.local_rank,
-        e.world_size,
-        e.event_type,
+        source.rank,
+        source.local_rank,
+        source.world_size,
+        source.event_type,
         e.allocator_allocated_bytes(),
         e.allocator_reserved_bytes(),
         e.device_used_bytes(),
@@ -1009,12 +1014,12 @@ fn dedupe_key(e: &Event, empty: StrId) -> DedupeKey {
 }
 
 /// `_dedupe_events`: drop repeats, keeping the first.
-fn dedupe(events: Vec<Event>, strings: &mut Strings) -> Vec<Event> {
+fn dedupe(events: Vec<Event>, strings: &mut Strings, sources: &Sources) -> Vec<Event> {
     let empty = strings.intern("");
     let mut seen = HashSet::with_capacity(events.len());
     events
         .into_iter()
-        .filter(|e| seen.insert(dedupe_key(e, empty)))
+        .filter(|e| seen.insert(dedupe_key(e, sources, empty)))
         .collect()
 }
 
@@ -1070,6 +1075,7 @@ fn merge_group(
     session_id: &str,
     source: &str,
     strings: &mut Strings,
+    sources: &Sources,
 ) -> Session {
     let id = strings.intern(session_id);
     let events: Vec<Event> = group
@@ -1081,7 +1087,7 @@ fn merge_group(
             e
         })
         .collect();
-    let events = sort_by_time(dedupe(events, strings));
+    let events = sort_by_time(dedupe(events, strings, sources));
     let mut sources: Vec<String> = group
         .iter()
         .flat_map(|s| s.sources.iter().cloned())
@@ -1162,6 +1168,7 @@ impl Loader<'_> {
                 &id,
                 "stormlog.diagnostics.legacy",
                 &mut self.ctx.strings,
+                &self.ctx.sources,
             );
             merged.synthetic = false;
             accumulate(&mut accumulated, vec![merged]);
@@ -1171,7 +1178,7 @@ impl Loader<'_> {
             .into_iter()
             .map(|mut s| {
                 let events = std::mem::take(&mut s.events);
-                let events = sort_by_time(dedupe(events, &mut self.ctx.strings));
+                let events = sort_by_time(dedupe(events, &mut self.ctx.strings, &self.ctx.sources));
                 s.events = events;
                 s.sources.sort();
                 s.sources.dedup();
@@ -1221,6 +1228,7 @@ impl Loader<'_> {
                 &id,
                 "stormlog.diagnostics.distributed",
                 &mut self.ctx.strings,
+                &self.ctx.sources,
             ));
         }
         let synthetic_ids: HashSet<String> = synthetic
@@ -1264,7 +1272,8 @@ impl Loader<'_> {
 
     fn register(&mut self, sessions: &[Session]) {
         for s in sessions {
-            self.allocator.register_events(&s.events);
+            let events = Events::new(&s.events, &self.ctx.sources);
+            self.allocator.register_events(events);
         }
     }
 
@@ -1282,6 +1291,7 @@ impl Loader<'_> {
         )?;
         let mut target = CsvTarget {
             strings: &mut self.ctx.strings,
+            sources: &mut self.ctx.sources,
             phases: &mut self.ctx.phases,
             default_session_id: &default_id,
             resolved: &resolved,
@@ -1292,6 +1302,7 @@ impl Loader<'_> {
         Ok(tui_sessions_from_events(
             loaded.events,
             &mut self.ctx.strings,
+            &self.ctx.sources,
             &resolved,
             None,
         ))
@@ -1309,6 +1320,7 @@ impl Loader<'_> {
         );
         let mut target = TimelineTarget {
             strings: &mut self.ctx.strings,
+            sources: &mut self.ctx.sources,
             phases: &mut self.ctx.phases,
             allocator: &mut self.allocator,
         };
@@ -1327,6 +1339,7 @@ impl Loader<'_> {
                 Ok(tui_sessions_from_events(
                     events,
                     &mut self.ctx.strings,
+                    &self.ctx.sources,
                     &fs.resolve(path),
                     Some(summary),
                 ))
@@ -1342,6 +1355,7 @@ impl Loader<'_> {
 fn tui_sessions_from_events(
     events: Vec<(Event, RecordExtras)>,
     strings: &mut Strings,
+    sources: &Sources,
     source_path: &str,
     summary: Option<SessionSummary>,
 ) -> Vec<Session> {
@@ -1359,7 +1373,7 @@ fn tui_sessions_from_events(
         let mut seen = HashSet::with_capacity(list.len());
         let mut list: Vec<(Event, RecordExtras)> = list
             .into_iter()
-            .filter(|(e, _)| seen.insert(dedupe_key(e, empty)))
+            .filter(|(e, _)| seen.insert(dedupe_key(e, sources, empty)))
             .collect();
         list.sort_by_key(|(e, _)| e.timestamp_ns); // stable
         let session_id = strings.str(id).to_string();
@@ -1371,7 +1385,7 @@ fn tui_sessions_from_events(
                 };
                 let last_stop = list
                     .last()
-                    .filter(|(e, _)| e.is_stop())
+                    .filter(|(e, _)| sources.of(e).is_stop())
                     .map(|(e, _)| e.timestamp_ns);
                 SessionSummary {
                     session_id,
@@ -1385,9 +1399,9 @@ fn tui_sessions_from_events(
                     host: strings.str(extras.host).to_string(),
                     pid: extras.pid,
                     job_id: strings.get(extras.job_id).map(str::to_string),
-                    rank: i128::from(first.rank),
-                    local_rank: i128::from(first.local_rank),
-                    world_size: i128::from(first.world_size.max(1)),
+                    rank: i128::from(sources.of(first).rank),
+                    local_rank: i128::from(sources.of(first).local_rank),
+                    world_size: i128::from(sources.of(first).world_size.max(1)),
                     source: format!("artifact:{name}"),
                 }
             }

@@ -20,7 +20,7 @@ pub mod synthetic;
 pub mod timeline;
 
 pub use error::{LoadError, LoadErrorKind, LoadWarning};
-pub use event::{Event, StrId, Strings, NO_STR};
+pub use event::{Event, Events, Source, SourceId, Sources, StrId, Strings, NO_STR};
 pub use fs::{MemFs, PathKind, StdFs, TraceFs};
 pub use load::{load, Dataset, LoadMode, LoadOptions, LoadOutcome, LoadProgress, Session};
 pub use phase_boundary::PhaseBoundary;

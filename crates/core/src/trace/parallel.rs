@@ -16,7 +16,7 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Mutex;
 
-use super::event::{Event, Strings, NO_STR};
+use super::event::{Event, Source, Sources, Strings, NO_STR};
 use super::parse::{LoadCtx, SessionGrouper};
 use super::phase_boundary::PhaseBoundary;
 use super::ranges::RangeTask;
@@ -53,6 +53,7 @@ struct Converted {
     index: usize,
     events: Vec<(Event, RecordExtras)>,
     strings: Strings,
+    sources: Sources,
     phases: Vec<PhaseBoundary>,
 }
 
@@ -202,45 +203,60 @@ impl Merger<'_> {
             self.ctx,
             self.grouper,
             batch.events,
-            &batch.strings,
+            (&batch.strings, &batch.sources),
             batch.phases,
         );
     }
 }
 
-/// Appends events parsed elsewhere (string and phase ids local to `strings` and
-/// `phases`) to `grouper`, re-interning strings into `ctx` and renumbering phases.
+/// Appends events parsed elsewhere (string, source and phase ids local to
+/// `local` and `phases`) to `grouper`, re-interning strings and sources into `ctx`
+/// and renumbering phases.
 pub fn merge_events(
     ctx: &mut LoadCtx,
     grouper: &mut SessionGrouper,
     events: Vec<(Event, RecordExtras)>,
-    local: &Strings,
+    local: (&Strings, &Sources),
     phases: Vec<PhaseBoundary>,
 ) {
+    let (local_strings, local_sources) = local;
     let strings = &mut ctx.strings;
-    let mut remap: Vec<u32> = vec![NO_STR; local.len()];
+    let mut remap: Vec<u32> = vec![NO_STR; local_strings.len()];
     let mut global = |id: u32| -> u32 {
         match remap.get_mut(id as usize) {
             None => NO_STR,
             Some(slot) => {
                 if *slot == NO_STR {
-                    *slot = strings.intern(local.str(id));
+                    *slot = strings.intern(local_strings.str(id));
                 }
                 *slot
             }
         }
     };
+    // Sources are few: re-intern them all up front.
+    let source_ids: Vec<u32> = (0..local_sources.len() as u32)
+        .map(|id| {
+            let source = local_sources.get(id).copied().map(|s| Source {
+                event_type: global(s.event_type),
+                ..s
+            });
+            source.map_or(NO_STR, |s| ctx.sources.intern(s))
+        })
+        .collect();
     let phase_base = ctx.phases.len() as u32;
     for (mut event, mut extras) in events {
         event.session = global(event.session);
-        event.event_type = global(event.event_type);
+        event.source = source_ids
+            .get(event.source as usize)
+            .copied()
+            .unwrap_or(NO_STR);
         event.context = global(event.context);
         if event.phase > 0 {
             event.phase += phase_base;
         }
         extras.host = global(extras.host);
         extras.job_id = global(extras.job_id);
-        grouper.push(event, extras);
+        grouper.push(event, extras, &ctx.sources);
     }
     ctx.phases.extend(phases);
 }
@@ -269,6 +285,7 @@ fn worker(
 
 fn convert_batch(batch: &Batch, tape: &mut Tape, default_session_id: &str) -> Option<Converted> {
     let mut strings = Strings::default();
+    let mut sources = Sources::default();
     let mut phases = Vec::new();
     let mut cache = InternCache::default();
     let mut events = Vec::with_capacity(batch.ends.len());
@@ -282,13 +299,20 @@ fn convert_batch(batch: &Batch, tape: &mut Tape, default_session_id: &str) -> Op
         {
             return None;
         }
-        let mut sink = RecordSink::json(&mut strings, &mut phases, default_session_id, &mut cache);
+        let mut sink = RecordSink::json(
+            &mut strings,
+            &mut sources,
+            &mut phases,
+            default_session_id,
+            &mut cache,
+        );
         events.push(convert_record(tape, 0, &mut sink).ok()?);
     }
     Some(Converted {
         index: batch.index,
         events,
         strings,
+        sources,
         phases,
     })
 }

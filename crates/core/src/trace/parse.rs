@@ -7,17 +7,18 @@
 //! So the parse keeps going after a record fails, to find any error that outranks it.
 
 use super::error::{LoadError, LoadErrorKind};
-use super::event::{Event, StrId, Strings};
+use super::event::{Event, Sources, StrId, Strings};
 use super::phase_boundary::PhaseBoundary;
 use super::reader::Input;
 use super::record::{convert_record, InternCache, RecordError, RecordExtras, RecordSink};
 use super::session::{summary_from_json, SessionSummary};
 use crate::json::{py_strip, skip_ws, Node, ParseError, Tape};
 
-/// Shared, growing state of one load: interned strings, phase boundaries and scratch tapes.
+/// Shared, growing state of one load: interned strings and sources, phase boundaries and scratch tapes.
 #[derive(Default)]
 pub struct LoadCtx {
     pub strings: Strings,
+    pub sources: Sources,
     pub phases: Vec<PhaseBoundary>,
     cache: InternCache,
     tape: Tape,
@@ -43,7 +44,8 @@ pub struct SessionGrouper {
 }
 
 impl SessionGrouper {
-    pub fn push(&mut self, event: Event, extras: RecordExtras) {
+    /// Adds `event`; `sources` holds its source (is it a `stop`?).
+    pub fn push(&mut self, event: Event, extras: RecordExtras, sources: &Sources) {
         let idx = if self
             .sessions
             .get(self.last)
@@ -76,7 +78,7 @@ impl SessionGrouper {
         {
             s.first = Some((event, extras));
         }
-        if event.is_stop() && s.last_stop_ns.is_none_or(|t| event.timestamp_ns >= t) {
+        if sources.of(&event).is_stop() && s.last_stop_ns.is_none_or(|t| event.timestamp_ns >= t) {
             s.last_stop_ns = Some(event.timestamp_ns);
         }
         s.events.push(event);
@@ -216,6 +218,7 @@ fn stream_records(
             if out.record.is_none() && out.non_object.is_none() {
                 let mut sink = RecordSink::json(
                     &mut ctx.strings,
+                    &mut ctx.sources,
                     &mut ctx.phases,
                     default_session_id,
                     &mut ctx.cache,
@@ -223,7 +226,7 @@ fn stream_records(
                 match convert_record(&ctx.tape, 0, &mut sink) {
                     Ok((event, extras)) => {
                         if out.beyond.is_none() {
-                            out.grouper.push(event, extras);
+                            out.grouper.push(event, extras, &ctx.sources);
                         }
                     }
                     Err(e) => {
@@ -548,13 +551,14 @@ fn choose_records(
     if looks_like_record(top, 0) {
         let mut sink = RecordSink::json(
             &mut ctx.strings,
+            &mut ctx.sources,
             &mut ctx.phases,
             default_session_id,
             &mut ctx.cache,
         );
         let mut grouper = SessionGrouper::default();
         match convert_record(top, 0, &mut sink) {
-            Ok((event, extras)) => grouper.push(event, extras),
+            Ok((event, extras)) => grouper.push(event, extras, &ctx.sources),
             Err(e) => return Err(record_error(input, e, Some(0), Some(1))),
         }
         return Ok(ParsedFile {
@@ -682,12 +686,13 @@ fn parse_jsonl_inner(
                     }
                     let mut sink = RecordSink::json(
                         &mut ctx.strings,
+                        &mut ctx.sources,
                         &mut ctx.phases,
                         default_session_id,
                         &mut ctx.cache,
                     );
                     match convert_record(&ctx.tape, 0, &mut sink) {
-                        Ok((event, extras)) => grouper.push(event, extras),
+                        Ok((event, extras)) => grouper.push(event, extras, &ctx.sources),
                         Err(e) if e.beyond_stormlog => {
                             // stormlog reads on: only its own errors outrank this one.
                             if beyond.is_none() {

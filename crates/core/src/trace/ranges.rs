@@ -16,7 +16,7 @@
 //! gives up, and the caller parses the file sequentially, which reports errors as
 //! stormlog would.
 
-use super::event::{Event, Strings};
+use super::event::{Event, Sources, Strings};
 use super::parallel::Layout;
 use super::phase_boundary::PhaseBoundary;
 use super::record::{convert_record, InternCache, RecordExtras, RecordSink};
@@ -101,6 +101,7 @@ pub struct ParsedRange {
     pub finished: bool,
     pub events: Vec<(Event, RecordExtras)>,
     pub strings: Strings,
+    pub sources: Sources,
     pub phases: Vec<PhaseBoundary>,
 }
 
@@ -129,6 +130,7 @@ pub fn parse_range(
         }
         let mut sink = RecordSink::json(
             &mut out.strings,
+            &mut out.sources,
             &mut out.phases,
             default_session_id,
             &mut cache,
@@ -381,7 +383,13 @@ impl<'t> RangeMerger<'t> {
             let task = self.tasks.get(range.index).ok_or(GaveUp)?;
             self.stitcher.accept(&range, task)?;
             self.merged_bytes = task.end;
-            super::parallel::merge_events(ctx, grouper, range.events, &range.strings, range.phases);
+            super::parallel::merge_events(
+                ctx,
+                grouper,
+                range.events,
+                (&range.strings, &range.sources),
+                range.phases,
+            );
         }
         Ok(())
     }
@@ -437,11 +445,12 @@ impl ParsedRange {
         let raw = |v: Option<i64>| v.unwrap_or(-1);
         for (e, x) in &self.events {
             let c = e.counters();
+            let source = self.sources.of(e);
             for v in [
                 e.timestamp_ns,
-                e.rank,
-                e.local_rank,
-                e.world_size,
+                source.rank,
+                source.local_rank,
+                source.world_size,
                 raw(c.allocator_allocated_bytes),
                 raw(c.allocator_reserved_bytes),
                 raw(c.device_used_bytes),
@@ -449,10 +458,10 @@ impl ParsedRange {
             ] {
                 w.i64(v);
             }
-            for v in [e.session, e.event_type, e.context, e.phase] {
+            for v in [e.session, source.event_type, e.context, e.phase] {
                 w.u32(v);
             }
-            w.u8(e.flags);
+            w.u8(source.flags);
             w.u32(x.host);
             w.i128(x.pid);
             w.u32(x.job_id);
@@ -462,7 +471,7 @@ impl ParsedRange {
 
     /// The inverse of [`ParsedRange::to_bytes`]; anything malformed gives up.
     pub fn from_bytes(bytes: &[u8]) -> Result<ParsedRange, GaveUp> {
-        use super::event::{Counters, Identity, NO_STR};
+        use super::event::{Counters, Identity, Source, NO_STR};
         let mut r = Reader::new(bytes);
         if r.u32()? != PACK_VERSION {
             return Err(GaveUp);
@@ -493,6 +502,7 @@ impl ParsedRange {
             });
         }
         let known = |id: u32| id == NO_STR || (id as usize) < strings.len();
+        let mut sources = Sources::default();
         let mut events = Vec::new();
         for _ in 0..r.count(EVENT_BYTES)? {
             let mut v = [0i64; 8];
@@ -523,16 +533,20 @@ impl ParsedRange {
             if !ids_ok || phase as usize > phases.len() {
                 return Err(GaveUp);
             }
-            let identity = Identity {
-                timestamp_ns: v[0],
+            let source = sources.intern(Source {
                 rank: v[1],
                 local_rank: v[2],
                 world_size: v[3],
-                session,
                 event_type,
+                flags,
+            });
+            let identity = Identity {
+                timestamp_ns: v[0],
+                session,
+                source,
                 context,
             };
-            events.push((Event::new(identity, counters, phase, flags), extras));
+            events.push((Event::new(identity, counters, phase), extras));
         }
         if !r.is_empty() {
             return Err(GaveUp);
@@ -544,6 +558,7 @@ impl ParsedRange {
             finished,
             events,
             strings,
+            sources,
             phases,
         })
     }

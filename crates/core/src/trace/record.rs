@@ -9,7 +9,9 @@
 
 use std::borrow::Cow;
 
-use super::event::{flags, Counters, Event, Identity, StrId, Strings, NO_STR};
+use super::event::{
+    flags, Counters, Event, Identity, Source, SourceId, Sources, StrId, Strings, NO_STR,
+};
 use super::marker::contains_collective_token;
 use super::phase_boundary::PhaseBoundary;
 use crate::json::{py_strip, Node, Tape};
@@ -50,6 +52,7 @@ fn fail<T>(field: &str, message: impl Into<String>) -> Result<T> {
 /// Everything a record conversion writes into besides the event.
 pub struct RecordSink<'a> {
     pub strings: &'a mut Strings,
+    pub sources: &'a mut Sources,
     pub phases: &'a mut Vec<PhaseBoundary>,
     /// Session id for records that carry none (stormlog's per-file legacy id).
     pub default_session_id: &'a str,
@@ -66,12 +69,14 @@ impl<'a> RecordSink<'a> {
     /// A sink for JSON/JSONL records (stormlog's JSON loader defaults).
     pub fn json(
         strings: &'a mut Strings,
+        sources: &'a mut Sources,
         phases: &'a mut Vec<PhaseBoundary>,
         default_session_id: &'a str,
         cache: &'a mut InternCache,
     ) -> RecordSink<'a> {
         RecordSink {
             strings,
+            sources,
             phases,
             default_session_id,
             default_collector: DEFAULT_COLLECTOR,
@@ -92,6 +97,7 @@ pub struct InternCache {
     context: StrId,
     host: StrId,
     job_id: StrId,
+    source: SourceId,
 }
 
 /// Identity details of the record that only session summaries need.
@@ -1487,19 +1493,23 @@ fn finish(c: Converted<'_>, sink: &mut RecordSink<'_>) -> Result<(Event, RecordE
             phase = sink.phases.len() as u32;
         }
     }
+    let source = Source {
+        rank,
+        local_rank,
+        world_size,
+        event_type,
+        flags: event_flags,
+    };
+    let source = sink.sources.intern_cached(source, &mut sink.cache.source);
     let event = Event::new(
         Identity {
             timestamp_ns,
-            rank,
-            local_rank,
-            world_size,
             session,
-            event_type,
+            source,
             context,
         },
         counters,
         phase,
-        event_flags,
     );
     Ok((event, RecordExtras { host, pid, job_id }))
 }

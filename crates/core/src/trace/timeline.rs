@@ -14,7 +14,7 @@ use std::io::Read;
 
 use super::csv::push_json_float;
 use super::error::{LoadError, LoadErrorKind, LoadWarning};
-use super::event::{Event, Strings};
+use super::event::{Event, Events, Sources, Strings};
 use super::fs::{file_name, join, parent, PathKind, TraceFs};
 use super::phase_boundary::PhaseBoundary;
 use super::pynum::{
@@ -53,9 +53,9 @@ impl Default for RankAllocator {
 
 impl RankAllocator {
     /// `register_events`: every event's (rank, world size).
-    pub fn register_events(&mut self, events: &[Event]) {
-        for e in events {
-            self.register_rank(i128::from(e.rank), i128::from(e.world_size));
+    pub fn register_events(&mut self, events: Events<'_>) {
+        for (_, source) in events.iter() {
+            self.register_rank(i128::from(source.rank), i128::from(source.world_size));
         }
     }
 
@@ -103,6 +103,7 @@ pub enum Timeline {
 /// Where synthesized events go.
 pub struct TimelineTarget<'a> {
     pub strings: &'a mut Strings,
+    pub sources: &'a mut Sources,
     pub phases: &'a mut Vec<PhaseBoundary>,
     pub allocator: &'a mut RankAllocator,
 }
@@ -900,6 +901,7 @@ fn timeline_events(
         }
         let mut sink = RecordSink {
             strings: target.strings,
+            sources: target.sources,
             phases: target.phases,
             default_session_id: &s.session_id,
             default_collector: TIMELINE_COLLECTOR,

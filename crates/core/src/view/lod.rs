@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::IntervalRow;
-use crate::trace::Event;
+use crate::trace::Events;
 
 /// Samples per block of the min/max pyramid.
 const BLOCK: usize = 16;
@@ -248,25 +248,25 @@ fn column_edges(start_ns: i64, end_ns: i64, columns: u32) -> impl Iterator<Item 
 
 impl TimelineIndex {
     /// Index one session's events (in time order, as the loader delivers them).
-    pub fn build(events: &[Event]) -> TimelineIndex {
+    pub fn build(events: Events<'_>) -> TimelineIndex {
         let mut ranks: Vec<RankSeries> = Vec::new();
         let mut slot_of = std::collections::HashMap::<i64, usize>::new();
         let (mut start_ns, mut end_ns) = (i64::MAX, i64::MIN);
-        for e in events {
+        for (e, source) in events.iter() {
             start_ns = start_ns.min(e.timestamp_ns);
             end_ns = end_ns.max(e.timestamp_ns);
-            let slot = *slot_of.entry(e.rank).or_insert_with(|| {
+            let slot = *slot_of.entry(source.rank).or_insert_with(|| {
                 ranks.push(RankSeries {
-                    rank: e.rank,
+                    rank: source.rank,
                     ..RankSeries::default()
                 });
                 ranks.len() - 1
             });
             let series = &mut ranks[slot];
-            if e.is_marker() {
+            if source.is_marker() {
                 series.marker_ts_ns.push(e.timestamp_ns);
             }
-            if e.is_sample() {
+            if source.is_sample() {
                 if let (Some(used), Some(reserved)) =
                     (e.device_used_bytes(), e.allocator_reserved_bytes())
                 {
