@@ -129,6 +129,24 @@ fn string_stop(src: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The value of eight ASCII digits, or `None` when one of the bytes is not a digit
+/// (the SWAR method: each step combines neighbouring lanes).
+#[inline(always)]
+fn eight_digits(bytes: &[u8]) -> Option<u64> {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(bytes.get(..8)?);
+    let x = u64::from_le_bytes(word);
+    // Every byte is 0x30..=0x39: high nibble 3, and adding 6 does not carry out of it.
+    let digits = (x & 0xf0f0_f0f0_f0f0_f0f0)
+        | (((x.wrapping_add(0x0606_0606_0606_0606)) & 0xf0f0_f0f0_f0f0_f0f0) >> 4);
+    if digits != 0x3333_3333_3333_3333 {
+        return None;
+    }
+    let x = (x & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(2561) >> 8;
+    let x = (x & 0x00ff_00ff_00ff_00ff).wrapping_mul(6_553_601) >> 16;
+    Some((x & 0x0000_ffff_0000_ffff).wrapping_mul(42_949_672_960_001) >> 32)
+}
+
 /// Index of the first byte at or after `pos` that is not JSON whitespace.
 #[inline(always)]
 pub fn skip_ws(src: &[u8], mut pos: usize) -> usize {
@@ -440,6 +458,12 @@ impl Parser<'_, '_> {
             Some(b'1'..=b'9') => {
                 let first = i;
                 let mut v: u64 = 0;
+                // Eight digits at a time while they last (timestamps have 19,
+                // byte counts 10 to 12); wrapping is harmless, see `small`.
+                while let Some(eight) = src.get(i..i + 8).and_then(eight_digits) {
+                    v = v.wrapping_mul(100_000_000).wrapping_add(eight);
+                    i += 8;
+                }
                 while let Some(&b) = src.get(i) {
                     let d = b.wrapping_sub(b'0');
                     if d > 9 {
@@ -448,7 +472,8 @@ impl Parser<'_, '_> {
                     v = v.wrapping_mul(10).wrapping_add(u64::from(d));
                     i += 1;
                 }
-                small = (i - first <= 18).then_some(v);
+                // Up to 19 digits the u64 is exact (10^19 - 1 < 2^64).
+                small = (i - first <= 19).then_some(v);
             }
             Some(_) => return Err(syntax(pos, "Expecting value")),
         }
@@ -498,8 +523,7 @@ impl Parser<'_, '_> {
                 .and_then(|s| s.parse().ok())
                 .ok_or_else(|| syntax(pos, "Expecting value"))?;
             self.tape.nodes.push(Node::Float(v));
-        } else if let Some(v) = small {
-            // v < 10^18 fits in i64 either way.
+        } else if let Some(v) = small.filter(|&v| v <= i64::MAX as u64) {
             let v = v as i64;
             self.tape
                 .nodes
@@ -763,6 +787,49 @@ pub fn py_strip(s: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn eight_digits_at_a_time() {
+        use super::eight_digits;
+        assert_eq!(eight_digits(b"12345678"), Some(12_345_678));
+        assert_eq!(eight_digits(b"00000000"), Some(0));
+        assert_eq!(eight_digits(b"99999999x"), Some(99_999_999));
+        for bad in [
+            &b"1234567"[..],
+            b"1234567a",
+            b"/2345678",
+            b":2345678",
+            b"1234 678",
+        ] {
+            assert_eq!(eight_digits(bad), None, "{bad:?}");
+        }
+        // Every digit position, against the plain parse.
+        for n in [1_700_000_000u64, 25_583_157_248, 1_700_000_000_000_379_411] {
+            let text = n.to_string();
+            let mut t = super::Tape::default();
+            t.parse_value(text.as_bytes(), 0, true).ok();
+            assert_eq!(t.nodes[0], super::Node::Int(n as i64));
+        }
+        // The i64 edges and beyond.
+        let node = |text: &str| {
+            let mut t = super::Tape::default();
+            t.parse_value(text.as_bytes(), 0, true).ok();
+            (t.nodes[0], t.big_int(t.nodes[0]))
+        };
+        assert_eq!(node("9223372036854775807").0, super::Node::Int(i64::MAX));
+        assert_eq!(node("-9223372036854775808").0, super::Node::Int(i64::MIN));
+        assert_eq!(node("-9223372036854775807").0, super::Node::Int(-i64::MAX));
+        let (n, v) = node("9223372036854775808");
+        assert!(matches!(n, super::Node::BigInt { .. }));
+        assert_eq!(v, Some(9_223_372_036_854_775_808));
+        let (n, v) = node("18446744073709551615");
+        assert!(matches!(n, super::Node::BigInt { .. }));
+        assert_eq!(v, Some(18_446_744_073_709_551_615));
+        assert_eq!(
+            node("-99999999999999999999").1,
+            Some(-99_999_999_999_999_999_999)
+        );
+    }
+
     use super::*;
 
     fn parse(s: &str) -> Result<(Tape, usize), ParseError> {

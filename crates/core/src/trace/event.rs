@@ -33,6 +33,34 @@ impl Hasher for Fnv {
     }
 }
 
+/// A multiplicative hash for fixed-size keys (the `FxHash` step): [`Source`]s are
+/// hashed once per record, so the per-byte FNV would cost more than the lookup.
+#[derive(Default)]
+pub struct Mix(u64);
+
+impl Hasher for Mix {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+}
+
 /// Index into a [`Strings`] table.
 pub type StrId = u32;
 
@@ -134,10 +162,22 @@ static UNKNOWN_SOURCE: Source = Source {
     flags: 0,
 };
 
+const SOURCE_CACHE: usize = 32;
+
+/// Recently interned sources for [`Sources::intern_cached`].
+#[derive(Debug, Clone, Copy)]
+pub struct SourceCache([SourceId; SOURCE_CACHE]);
+
+impl Default for SourceCache {
+    fn default() -> SourceCache {
+        SourceCache([NO_STR; SOURCE_CACHE])
+    }
+}
+
 /// An interning table of [`Source`]s: each distinct one is stored once.
 #[derive(Debug, Default, Clone)]
 pub struct Sources {
-    ids: HashMap<Source, SourceId, BuildHasherDefault<Fnv>>,
+    ids: HashMap<Source, SourceId, BuildHasherDefault<Mix>>,
     values: Vec<Source>,
 }
 
@@ -152,13 +192,16 @@ impl Sources {
         id
     }
 
-    /// Interns through a one-entry cache: consecutive records mostly share a source.
-    pub fn intern_cached(&mut self, source: Source, cache: &mut SourceId) -> SourceId {
-        if self.get(*cache) == Some(&source) {
-            return *cache;
+    /// Interns through a small direct-mapped cache: ranks take turns record by
+    /// record, so most lookups are one comparison without hashing.
+    pub fn intern_cached(&mut self, source: Source, cache: &mut SourceCache) -> SourceId {
+        let slot = (source.rank as usize ^ (source.event_type as usize) << 2) % SOURCE_CACHE;
+        let cached = cache.0[slot];
+        if self.get(cached) == Some(&source) {
+            return cached;
         }
         let id = self.intern(source);
-        *cache = id;
+        cache.0[slot] = id;
         id
     }
 

@@ -15,7 +15,9 @@ pub fn contains_collective_token(text: &[u8]) -> bool {
     if text.len() < 4 {
         return false;
     }
-    let mut buf = [0u8; 256];
+    // Most scanned strings are short (event types, backends, collectors): a small
+    // stack buffer, cheap to initialise on every call.
+    let mut buf = [0u8; 64];
     let collapsed: &[u8] = if text.len() <= buf.len() {
         let mut n = 0;
         for &b in text {

@@ -269,7 +269,9 @@ pub fn has_other_line_breaks(line: &[u8]) -> bool {
 }
 
 fn check_utf8(bytes: &[u8]) -> Result<(), GaveUp> {
-    std::str::from_utf8(bytes).map(|_| ()).map_err(|_| GaveUp)
+    simdutf8::basic::from_utf8(bytes)
+        .map(|_| ())
+        .map_err(|_| GaveUp)
 }
 
 /// The first `{` in `buf[start..end]` that follows `}` `,` (whitespace between): where

@@ -222,7 +222,13 @@ impl<'a> Input<'a> {
                 return Ok(false);
             }
             self.raw_end += read;
-            match std::str::from_utf8(&self.buf[self.end..self.raw_end]) {
+            // The fast check first; std's tells where a bad sequence starts.
+            let fresh = &self.buf[self.end..self.raw_end];
+            let checked = match simdutf8::basic::from_utf8(fresh) {
+                Ok(_) => Ok(()),
+                Err(_) => std::str::from_utf8(fresh).map(|_| ()),
+            };
+            match checked {
                 Ok(_) => {
                     self.end = self.raw_end;
                     return Ok(true);

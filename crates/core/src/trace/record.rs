@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 
 use super::event::{
-    flags, Counters, Event, Identity, Source, SourceId, Sources, StrId, Strings, NO_STR,
+    flags, Counters, Event, Identity, Source, SourceCache, Sources, StrId, Strings, NO_STR,
 };
 use super::marker::contains_collective_token;
 use super::phase_boundary::PhaseBoundary;
@@ -97,7 +97,7 @@ pub struct InternCache {
     context: StrId,
     host: StrId,
     job_id: StrId,
-    source: SourceId,
+    source: SourceCache,
 }
 
 /// Identity details of the record that only session summaries need.
@@ -176,100 +176,120 @@ const REQUIRED_V3: [K; 19] = [
     K::Metadata,
 ];
 
+/// `key == name` for keys already known to have `name`'s length, by whole words
+/// (first, middle and last eight bytes, overlapping) instead of a `memcmp` call.
+#[inline(always)]
+fn same_key(key: &[u8], name: &[u8]) -> bool {
+    let n = name.len();
+    if key.len() != n || n < 8 {
+        return key == name;
+    }
+    let word = |b: &[u8], at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let mid = (n - 8) / 2;
+    word(key, 0) == word(name, 0)
+        && word(key, mid) == word(name, mid)
+        && word(key, n - 8) == word(name, n - 8)
+        && (n <= 24 || key[8..n - 8] == name[8..n - 8])
+}
+
 /// The slot of a record key. Keys are grouped by length first, so a key costs
-/// one length dispatch and at most a few comparisons.
+/// one length dispatch and at most a few word comparisons ([`same_key`]).
 fn key_slot(key: &[u8]) -> Option<K> {
     Some(match key.len() {
-        3 => match key {
-            b"pid" => K::Pid,
+        3 => match () {
+            _ if same_key(key, b"pid") => K::Pid,
             _ => return None,
         },
-        4 => match key {
-            b"host" => K::Host,
-            b"rank" => K::Rank,
-            b"type" => K::Type,
+        4 => match () {
+            _ if same_key(key, b"host") => K::Host,
+            _ if same_key(key, b"rank") => K::Rank,
+            _ if same_key(key, b"type") => K::Type,
             _ => return None,
         },
-        6 => match key {
-            b"job_id" => K::JobId,
-            b"device" => K::Device,
+        6 => match () {
+            _ if same_key(key, b"job_id") => K::JobId,
+            _ if same_key(key, b"device") => K::Device,
             _ => return None,
         },
-        7 => match key {
-            b"context" => K::Context,
-            b"message" => K::Message,
-            b"backend" => K::Backend,
+        7 => match () {
+            _ if same_key(key, b"context") => K::Context,
+            _ if same_key(key, b"message") => K::Message,
+            _ if same_key(key, b"backend") => K::Backend,
             _ => return None,
         },
-        8 => match key {
-            b"metadata" => K::Metadata,
+        8 => match () {
+            _ if same_key(key, b"metadata") => K::Metadata,
             _ => return None,
         },
-        9 => match key {
-            b"collector" => K::Collector,
-            b"device_id" => K::DeviceId,
-            b"timestamp" => K::Timestamp,
-            b"memory_mb" => K::MemoryMb,
+        9 => match () {
+            _ if same_key(key, b"collector") => K::Collector,
+            _ if same_key(key, b"device_id") => K::DeviceId,
+            _ if same_key(key, b"timestamp") => K::Timestamp,
+            _ if same_key(key, b"memory_mb") => K::MemoryMb,
             _ => return None,
         },
-        10 => match key {
-            b"session_id" => K::SessionId,
-            b"event_type" => K::EventType,
-            b"local_rank" => K::LocalRank,
-            b"world_size" => K::WorldSize,
+        10 => match () {
+            _ if same_key(key, b"session_id") => K::SessionId,
+            _ if same_key(key, b"event_type") => K::EventType,
+            _ if same_key(key, b"local_rank") => K::LocalRank,
+            _ if same_key(key, b"world_size") => K::WorldSize,
             _ => return None,
         },
-        11 => match key {
-            b"total_bytes" => K::TotalBytes,
+        11 => match () {
+            _ if same_key(key, b"total_bytes") => K::TotalBytes,
             _ => return None,
         },
-        12 => match key {
-            b"timestamp_ns" => K::TimestampNs,
-            b"total_memory" => K::TotalMemory,
-            b"device_total" => K::DeviceTotalLegacy,
+        12 => match () {
+            _ if same_key(key, b"timestamp_ns") => K::TimestampNs,
+            _ if same_key(key, b"total_memory") => K::TotalMemory,
+            _ if same_key(key, b"device_total") => K::DeviceTotalLegacy,
             _ => return None,
         },
-        13 => match key {
-            b"memory_change" => K::MemoryChange,
+        13 => match () {
+            _ if same_key(key, b"memory_change") => K::MemoryChange,
             _ => return None,
         },
-        14 => match key {
-            b"schema_version" => K::SchemaVersion,
+        14 => match () {
+            _ if same_key(key, b"schema_version") => K::SchemaVersion,
             _ => return None,
         },
-        15 => match key {
-            b"memory_reserved" => K::MemoryReserved,
+        15 => match () {
+            _ if same_key(key, b"memory_reserved") => K::MemoryReserved,
             _ => return None,
         },
-        16 => match key {
-            b"memory_allocated" => K::MemoryAllocated,
+        16 => match () {
+            _ if same_key(key, b"memory_allocated") => K::MemoryAllocated,
             _ => return None,
         },
-        17 => match key {
-            b"device_used_bytes" => K::DeviceUsed,
-            b"device_free_bytes" => K::DeviceFree,
+        17 => match () {
+            _ if same_key(key, b"device_used_bytes") => K::DeviceUsed,
+            _ if same_key(key, b"device_free_bytes") => K::DeviceFree,
             _ => return None,
         },
-        18 => match key {
-            b"device_total_bytes" => K::DeviceTotal,
+        18 => match () {
+            _ if same_key(key, b"device_total_bytes") => K::DeviceTotal,
             _ => return None,
         },
-        20 => match key {
-            b"sampling_interval_ms" => K::SamplingIntervalMs,
+        20 => match () {
+            _ if same_key(key, b"sampling_interval_ms") => K::SamplingIntervalMs,
             _ => return None,
         },
-        22 => match key {
-            b"allocator_active_bytes" => K::AllocatorActive,
-            b"allocator_change_bytes" => K::AllocatorChange,
+        22 => match () {
+            _ if same_key(key, b"allocator_active_bytes") => K::AllocatorActive,
+            _ if same_key(key, b"allocator_change_bytes") => K::AllocatorChange,
             _ => return None,
         },
-        24 => match key {
-            b"allocator_reserved_bytes" => K::AllocatorReserved,
-            b"allocator_inactive_bytes" => K::AllocatorInactive,
+        24 => match () {
+            _ if same_key(key, b"allocator_reserved_bytes") => K::AllocatorReserved,
+            _ if same_key(key, b"allocator_inactive_bytes") => K::AllocatorInactive,
             _ => return None,
         },
-        25 => match key {
-            b"allocator_allocated_bytes" => K::AllocatorAllocated,
+        25 => match () {
+            _ if same_key(key, b"allocator_allocated_bytes") => K::AllocatorAllocated,
             _ => return None,
         },
         _ => return None,
