@@ -28,7 +28,7 @@ export async function assertRowsMatch(page, want) {
   assert.equal(await byTestId(page, 'attribution-count').innerText(), String(want.length));
   // Big tables fill in chunks, one per frame: wait for the last row.
   if (want.length > 0) {
-    await page.waitForFunction((n) => document.querySelector('.results-table tbody')?.dataset.rows === String(n), want.length);
+    await page.waitForFunction((n) => document.querySelector('.results-table')?.dataset.rows === String(n), want.length);
   }
   const rows = await page.$$eval('[data-testid="attribution-row"]', (trs) => trs.map((tr) => ({
     rank: tr.dataset.rank,

@@ -297,8 +297,13 @@ fn send_load(
                     } else if let Some(failed) = loading {
                         failed.terminate();
                     }
-                    w.refill_spare();
                 });
+                // New workers start once the results are on screen: starting two takes
+                // the page ~10 ms, which would lengthen the task that shows them.
+                set_timeout(
+                    move || workers.with_value(|w| w.refill_spare()),
+                    std::time::Duration::from_millis(400),
+                );
                 if loaded {
                     apply_report(state, *report, true);
                 } else {

@@ -44,7 +44,7 @@ fn scroll_row_into_view(row: &web_sys::Element) {
 pub fn ResultsTable() -> impl IntoView {
     let state = expect_context::<AppState>();
     let trace = state.trace;
-    let body_ref = NodeRef::<html::Tbody>::new();
+    let table_ref = NodeRef::<html::Table>::new();
 
     let ranks = Memo::new(move |_| trace.visible_ranks());
     let order = Memo::new(move |_| {
@@ -83,9 +83,12 @@ pub fn ResultsTable() -> impl IntoView {
             .with(|r| r.as_ref().map_or(0, |r| r.rows.len()))
     };
     let with_phases = move || trace.report.with(|r| r.as_ref().is_some_and(|r| r.phases));
-    // Rows go into the table in chunks, one chunk per frame after the first, so that
-    // thousands of intervals never block the page for long (every row still ends up
-    // in the DOM). A newer order abandons an unfinished fill.
+    // Rows go into the table in chunks, each its own `<tbody>`, one per frame after the
+    // first, so that thousands of intervals never block the page for long (every row
+    // still ends up in the DOM). Chunks out of view skip layout and paint
+    // (`content-visibility` per chunk, not per row: the browser then watches a hundred
+    // elements instead of thousands on every frame). A newer order abandons an
+    // unfinished fill.
     let fill_generation = StoredValue::new(0u64);
     // A render effect: it runs with the rest of the render (as the count does), so the
     // count and the first rows on screen always come from the same report.
@@ -93,41 +96,51 @@ pub fn ResultsTable() -> impl IntoView {
         let order = order.get();
         // A new report with the same number of rows has an equal order: refill anyway.
         trace.report.track();
-        // Re-run when the table body is (re)created.
-        let Some(body) = body_ref.get() else {
+        // Re-run when the table is (re)created.
+        let Some(table) = table_ref.get() else {
             return;
         };
         let generation = fill_generation.get_value() + 1;
         fill_generation.set_value(generation);
         let total = order.len();
-        let chunk = move |from: usize, to: usize| -> String {
+        // Rows `from..to` as `<tbody>` chunks of at most CHUNK_ROWS rows.
+        let chunks = move |from: usize, to: usize| -> String {
             let selected = selected_index.get_untracked();
             trace
                 .report
                 .with_untracked(|r| {
                     r.as_ref().map(|r| {
-                        rows_html(
-                            &r.rows,
-                            &order[from..to],
-                            r.trace_start_ns.unwrap_or(0),
-                            r.phases,
-                            selected,
-                        )
+                        let mut html = String::new();
+                        for at in (from..to).step_by(CHUNK_ROWS) {
+                            html.push_str(r#"<tbody class="chunk" role="rowgroup">"#);
+                            html.push_str(&rows_html(
+                                &r.rows,
+                                &order[at..(at + CHUNK_ROWS).min(to)],
+                                r.trace_start_ns.unwrap_or(0),
+                                r.phases,
+                                selected,
+                            ));
+                            html.push_str("</tbody>");
+                        }
+                        html
                     })
                 })
                 .unwrap_or_default()
         };
+        while let Ok(Some(old)) = table.query_selector("tbody") {
+            old.remove();
+        }
         let first = total.min(FIRST_ROWS);
-        body.set_inner_html(&chunk(0, first));
-        let _ = body.set_attribute("data-rows", &first.to_string());
-        let chunk = std::rc::Rc::new(chunk);
+        let _ = table.insert_adjacent_html("beforeend", &chunks(0, first));
+        let _ = table.set_attribute("data-rows", &first.to_string());
+        let chunks = std::rc::Rc::new(chunks);
         fill_rest(
-            body.into(),
+            table.into(),
             first,
             total,
             generation,
             fill_generation,
-            chunk,
+            chunks,
         );
     });
     // Kept as long as the table (a dropped render effect stops).
@@ -137,9 +150,10 @@ pub fn ResultsTable() -> impl IntoView {
     Effect::new(move |previous: Option<Option<usize>>| {
         let current = selected_index.get();
         order.track();
-        if let Some(body) = body_ref.get() {
+        if let Some(table) = table_ref.get() {
             let set = |index: usize, on: bool| {
-                if let Ok(Some(row)) = body.query_selector(&format!("tr[data-index=\"{index}\"]")) {
+                if let Ok(Some(row)) = table.query_selector(&format!("tr[data-index=\"{index}\"]"))
+                {
                     let _ = row.class_list().toggle_with_force("selected", on);
                     let _ = row.set_attribute("aria-selected", if on { "true" } else { "false" });
                     if on {
@@ -252,7 +266,16 @@ pub fn ResultsTable() -> impl IntoView {
                 }
             >
                 <div class="table-scroll">
-                    <table class="results-table" class:with-phases=with_phases role="table">
+                    <table
+                        class="results-table"
+                        class:with-phases=with_phases
+                        role="table"
+                        node_ref=table_ref
+                        tabindex="0"
+                        aria-label="Attributed intervals: arrow keys move the selection"
+                        on:click=on_click
+                        on:keydown=on_key
+                    >
                         <thead role="rowgroup">
                             <tr role="row">
                                 {header(SortKey::Rank, "Rank", true)}
@@ -269,14 +292,6 @@ pub fn ResultsTable() -> impl IntoView {
                                 <th scope="col">"Reasons"</th>
                             </tr>
                         </thead>
-                        <tbody
-                            role="rowgroup"
-                            node_ref=body_ref
-                            tabindex="0"
-                            aria-label="Attributed intervals: arrow keys move the selection"
-                            on:click=on_click
-                            on:keydown=on_key
-                        ></tbody>
                     </table>
                 </div>
             </Show>
@@ -284,14 +299,15 @@ pub fn ResultsTable() -> impl IntoView {
     }
 }
 
-/// Rows rendered at once; the rest follow in chunks of [`CHUNK_ROWS`], one per frame.
-const FIRST_ROWS: usize = 200;
+/// Rows rendered at once; the rest follow in chunks of [`CHUNK_ROWS`], a task each.
+const FIRST_ROWS: usize = 80;
+/// Rows per `<tbody>` chunk (`.chunk`'s estimated height in main.css assumes it).
 const CHUNK_ROWS: usize = 80;
 
-/// Append rows `from..total` to `body`, a chunk per animation frame, while `generation`
-/// is still the newest fill. `data-rows` on the body counts the rows in the DOM.
+/// Append rows `from..total` to `table`, a chunk per task, while `generation`
+/// is still the newest fill. `data-rows` on the table counts the rows in the DOM.
 fn fill_rest(
-    body: web_sys::HtmlElement,
+    table: web_sys::HtmlElement,
     from: usize,
     total: usize,
     generation: u64,
@@ -301,15 +317,20 @@ fn fill_rest(
     if from >= total {
         return;
     }
-    request_animation_frame(move || {
-        if current.try_get_value() != Some(generation) {
-            return;
-        }
-        let to = (from + CHUNK_ROWS).min(total);
-        let _ = body.insert_adjacent_html("beforeend", &chunk(from, to));
-        let _ = body.set_attribute("data-rows", &to.to_string());
-        fill_rest(body, to, total, generation, current, chunk);
-    });
+    // A task of its own per chunk (not an animation frame): a frame that paints the
+    // timeline as well would make one long task of both.
+    set_timeout(
+        move || {
+            if current.try_get_value() != Some(generation) {
+                return;
+            }
+            let to = (from + CHUNK_ROWS).min(total);
+            let _ = table.insert_adjacent_html("beforeend", &chunk(from, to));
+            let _ = table.set_attribute("data-rows", &to.to_string());
+            fill_rest(table, to, total, generation, current, chunk);
+        },
+        std::time::Duration::from_millis(4),
+    );
 }
 
 /// Per rank: samples, markers, peak gap and intervals; a click filters to that rank.

@@ -188,13 +188,20 @@ pub fn Timeline() -> impl IntoView {
                 &format!("{:.1}", trace.frame_query_ms.get_untracked()),
             );
         }
-        if let Some(canvas) = overview_ref.get_untracked() {
-            let overview = trace.overview.get_untracked().unwrap_or_default();
-            let scene = overview_scene(&l, scale, bounds, window, &overview, &rows[..], shown);
-            if let Err(e) = paint(&canvas, &scene) {
-                web_sys::console::warn_1(&e.into());
+        // The overview in the next frame: after a big load the first full picture of
+        // both would be one long task.
+        request_animation_frame(move || {
+            if let Some(canvas) = overview_ref.get_untracked() {
+                let overview = trace.overview.get_untracked().unwrap_or_default();
+                let scene = overview_scene(&l, scale, bounds, window, &overview, &rows[..], shown);
+                let started = now_ms();
+                if let Err(e) = paint(&canvas, &scene) {
+                    web_sys::console::warn_1(&e.into());
+                }
+                let _ =
+                    canvas.set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
             }
-        }
+        });
     };
     let schedule = {
         let scheduled = Rc::clone(&scheduled);

@@ -242,17 +242,18 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
     // Interval bands under the curves, drawn by kind so that consecutive shapes share
     // a colour (the painter then sets the canvas colour once per run, not per band:
     // thousands of bands alternating colours cost ~30 ms a picture).
-    let bands: Vec<(Classification, f64, f64, f64, f64)> = spec
-        .rows
-        .iter()
-        .filter(|row| spec.shown[class_index(row.classification)])
-        .filter_map(|row| {
-            let lane = spec.ranks.iter().position(|&r| r == row.rank)?;
-            let (x0, x1) = band_x(&map, &l, row.interval_start_ns, row.interval_end_ns, 2.0)?;
-            let (top, bottom) = l.lanes.lane_y(lane);
-            Some((row.classification, x0, x1, top + 1.0, bottom - 1.0))
-        })
-        .collect();
+    let bands = merged_bands(
+        spec.rows
+            .iter()
+            .filter(|row| spec.shown[class_index(row.classification)])
+            .filter_map(|row| {
+                let lane = spec.ranks.iter().position(|&r| r == row.rank)?;
+                let (x0, x1) = band_x(&map, &l, row.interval_start_ns, row.interval_end_ns, 2.0)?;
+                let (top, bottom) = l.lanes.lane_y(lane);
+                Some((row.classification, x0, x1, top + 1.0, bottom - 1.0))
+            })
+            .collect(),
+    );
     let of = |class: Classification| bands.iter().filter(move |b| b.0 == class);
     let filled = [
         Classification::CollectiveConfident,
@@ -412,6 +413,30 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
     scene
 }
 
+/// A band to paint: classification, x0, x1, top, bottom (CSS px).
+type Band = (Classification, f64, f64, f64, f64);
+
+/// Bands of one kind in one lane that overlap or touch on screen become one: zoomed
+/// out, thousands of intervals share a few hundred pixels, and each would otherwise
+/// be its own rectangle (and a darker one where translucent fills overlap).
+fn merged_bands(mut bands: Vec<Band>) -> Vec<Band> {
+    bands.sort_by(|a, b| {
+        (class_index(a.0), a.3, a.1)
+            .partial_cmp(&(class_index(b.0), b.3, b.1))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut out: Vec<Band> = Vec::with_capacity(bands.len());
+    for band in bands {
+        match out.last_mut() {
+            Some(last) if last.0 == band.0 && last.3 == band.3 && band.1 <= last.2 + 0.5 => {
+                last.2 = last.2.max(band.2);
+            }
+            _ => out.push(band),
+        }
+    }
+    out
+}
+
 /// Height of the overview strip, CSS px.
 pub const OVERVIEW_HEIGHT: f64 = 46.0;
 
@@ -518,6 +543,28 @@ mod tests {
             robust_zscore: 5.0,
             phase: None,
         }
+    }
+
+    #[test]
+    fn touching_bands_of_a_kind_in_a_lane_merge() {
+        use Classification::{CollectiveConfident as C, CollectiveLikely as L};
+        let merged = super::merged_bands(vec![
+            (C, 10.0, 12.0, 0.0, 9.0),
+            (L, 11.0, 14.0, 0.0, 9.0),   // another kind: kept apart
+            (C, 30.0, 31.0, 0.0, 9.0),   // a gap: kept apart
+            (C, 12.4, 15.0, 0.0, 9.0),   // touches the first (within half a pixel)
+            (C, 11.0, 13.0, 20.0, 29.0), // another lane
+            (C, 11.0, 11.5, 0.0, 9.0),   // inside the first
+        ]);
+        assert_eq!(
+            merged,
+            vec![
+                (C, 10.0, 15.0, 0.0, 9.0),
+                (C, 30.0, 31.0, 0.0, 9.0),
+                (C, 11.0, 13.0, 20.0, 29.0),
+                (L, 11.0, 14.0, 0.0, 9.0),
+            ]
+        );
     }
 
     #[test]
