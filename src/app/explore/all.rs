@@ -49,7 +49,7 @@ pub fn AllConfigs() -> impl IntoView {
         let first = ((scroll_top.get() / ROW_PX) as usize).saturating_sub(SPARE_ROWS);
         let count = (VIEW_PX / ROW_PX) as usize + 2 * SPARE_ROWS;
         let sel = selected_index();
-        let (Some(order), rows) = (order.get(), total()) else {
+        let Some(order) = order.get() else {
             return String::new();
         };
         let body = explore.answer.with(|a| {
@@ -57,11 +57,19 @@ pub fn AllConfigs() -> impl IntoView {
                 .map(|a| all_rows_html(&a.points, &order, first, count, &a.request.sweep, sel))
                 .unwrap_or_default()
         });
-        let after = rows.saturating_sub(first + count) as f64 * ROW_PX;
-        format!(
-            "<tr class=\"spacer\" aria-hidden=\"true\" style=\"height:{}px\"></tr>{body}<tr class=\"spacer\" aria-hidden=\"true\" style=\"height:{after}px\"></tr>",
-            first as f64 * ROW_PX
-        )
+        body
+    };
+    // Spacers above and below the rendered rows keep the scrollbar true to every row.
+    // Their heights go through the CSSOM (`style:`), never a `style` attribute: the
+    // page's Content-Security-Policy allows no inline styles.
+    let spacers = move || {
+        if !open.get() {
+            return (0.0, 0.0);
+        }
+        let first = ((scroll_top.get() / ROW_PX) as usize).saturating_sub(SPARE_ROWS);
+        let count = (VIEW_PX / ROW_PX) as usize + 2 * SPARE_ROWS;
+        let after = total().saturating_sub(first + count) as f64 * ROW_PX;
+        (first as f64 * ROW_PX, after)
     };
     let select = move |key: String| {
         explore.selected.set(Some(key.clone()));
@@ -150,7 +158,7 @@ pub fn AllConfigs() -> impl IntoView {
                 class="table-scroll all-scroll"
                 node_ref=scroller
                 hidden=move || !open.get()
-                style=format!("max-height: {VIEW_PX}px")
+                style:max-height=format!("{VIEW_PX}px")
                 on:scroll=move |_| {
                     if let Some(el) = scroller.get_untracked() {
                         scroll_top.set(f64::from(el.scroll_top()));
@@ -168,7 +176,17 @@ pub fn AllConfigs() -> impl IntoView {
                             <th scope="col">"Status"</th>
                         </tr>
                     </thead>
+                    <tbody aria-hidden="true">
+                        <tr class="spacer">
+                            <td colspan="6" style:height=move || format!("{}px", spacers().0)></td>
+                        </tr>
+                    </tbody>
                     <tbody on:click=on_click inner_html=html></tbody>
+                    <tbody aria-hidden="true">
+                        <tr class="spacer">
+                            <td colspan="6" style:height=move || format!("{}px", spacers().1)></td>
+                        </tr>
+                    </tbody>
                 </table>
             </div>
         </section>

@@ -48,7 +48,7 @@ fn ChartCanvas(
             node_ref=canvas_ref
             role="img"
             aria-label=label
-            style=format!("height: {height}px")
+            style:height=format!("{height}px")
         ></canvas>
     }
 }
@@ -135,7 +135,12 @@ pub fn BatchView() -> impl IntoView {
             ))
         })?;
         Some(view! {
-            <div class="timeline-tooltip" role="status" style=format!("left: {}px; top: {}px", x + 14.0, y + 14.0)>
+            <div
+                class="timeline-tooltip"
+                role="status"
+                style:left=format!("{}px", x + 14.0)
+                style:top=format!("{}px", y + 14.0)
+            >
                 {text}
             </div>
         })

@@ -45,7 +45,7 @@ fn stage_group(e: &Evaluation, group: StageGroup, title: String) -> impl IntoVie
                 view! {
                     <span
                         class=format!("segment bound-{}", b.bound)
-                        style=format!("width: {share:.2}%")
+                        style:width=format!("{share:.2}%")
                         title=label.clone()
                         aria-label=label
                     >
@@ -115,7 +115,7 @@ pub fn ConfigDetail() -> impl IntoView {
                 view! {
                     <span
                         class=format!("segment {class}")
-                        style=format!("width: {:.2}%", gb / scale * 100.0)
+                        style:width=format!("{:.2}%", gb / scale * 100.0)
                         title=format!("{label}: {gb:.2} GB")
                     ></span>
                 }
@@ -197,7 +197,7 @@ pub fn ConfigDetail() -> impl IntoView {
                         {mem(c.weights_gb, "mem-weights", "weights")}
                         {mem(c.kv_gb, "mem-kv", "KV cache")}
                         {mem(c.transient_gb, "mem-transient", "transient")}
-                        <span class="budget-mark" style=format!("left: {:.2}%", budget / scale * 100.0)></span>
+                        <span class="budget-mark" style:left=format!("{:.2}%", budget / scale * 100.0)></span>
                     </div>
                     <p class="small muted">
                         {format!(
@@ -246,7 +246,7 @@ fn latency_split(e: &Evaluation) -> impl IntoView {
     .map(|(g, label, class)| {
         let pct = share(g);
         view! {
-            <span class=format!("segment {class}") style=format!("width: {pct:.2}%") title=format!("{label}: {pct:.0} %")></span>
+            <span class=format!("segment {class}") style:width=format!("{pct:.2}%") title=format!("{label}: {pct:.0} %")></span>
         }
     })
     .collect_view();

@@ -250,12 +250,9 @@ pub fn Scatter() -> impl IntoView {
             <div
                 class="timeline-tooltip"
                 role="status"
-                style=format!(
-                    "{}: {}px; top: {}px",
-                    if flip { "right" } else { "left" },
-                    if flip { m.width - x + 14.0 } else { x + 14.0 },
-                    y + 14.0
-                )
+                style:left=(!flip).then(|| format!("{}px", x + 14.0))
+                style:right=flip.then(|| format!("{}px", m.width - x + 14.0))
+                style:top=format!("{}px", y + 14.0)
             >
                 {text}
             </div>
@@ -266,7 +263,10 @@ pub fn Scatter() -> impl IntoView {
             view! {
                 <div
                     class="zoom-band"
-                    style=format!("left: {x0}px; top: {y0}px; width: {}px; height: {}px", x1 - x0, y1 - y0)
+                    style:left=format!("{x0}px")
+                    style:top=format!("{y0}px")
+                    style:width=format!("{}px", x1 - x0)
+                    style:height=format!("{}px", y1 - y0)
                 ></div>
             }
         })
@@ -318,7 +318,7 @@ pub fn Scatter() -> impl IntoView {
                 role="img"
                 tabindex="0"
                 aria-label="Latency against PEs used for every configuration; the Pareto frontier is joined by a line"
-                style=format!("height: {HEIGHT}px")
+                style:height=format!("{HEIGHT}px")
                 on:mousemove=on_move
                 on:mousedown=on_down
                 on:mouseup=on_up

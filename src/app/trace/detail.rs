@@ -130,7 +130,7 @@ pub fn IntervalDetail() -> impl IntoView {
                     aria-live="polite"
                 >
                     <h3>
-                        <span class="swatch" style=format!("background: {}", color.css())></span>
+                        <span class="swatch" style:background=color.css()></span>
                         {format!("Rank {} · {}", row.rank, row.classification.short())}
                     </h3>
                     <p class="when">

@@ -111,7 +111,7 @@ fn Legend() -> impl IntoView {
                 title="Show or hide this classification (timeline and table)"
                 on:click=move |_| trace.shown_classes.update(|s| s[i] = !s[i])
             >
-                <span class="swatch" style=format!("--swatch: {color}")></span>
+                <span class="swatch" style=("--swatch", color.to_string())></span>
                 {label}
             </button>
         }
@@ -124,7 +124,7 @@ fn Legend() -> impl IntoView {
                 .map(|(i, c)| class_entry(i, *c))
                 .collect_view()}
             <span class="legend-item static">
-                <span class="swatch gap" style=format!("--swatch: {}", palette::GAP.css())></span>
+                <span class="swatch gap" style=("--swatch", palette::GAP.css())></span>
                 "hidden-memory gap (device used − allocator reserved), scaled per lane"
             </span>
             <span class="legend-item static">

@@ -218,7 +218,7 @@ pub fn ResultsTable() -> impl IntoView {
             })
         };
         view! {
-            <label class="chip" style=format!("--chip: {}", class_color(class).css())>
+            <label class="chip" style=("--chip", class_color(class).css())>
                 <input
                     type="checkbox"
                     data-testid=format!("class-filter-{}", class.short())

@@ -516,19 +516,16 @@ pub fn Timeline() -> impl IntoView {
             <div
                 class="timeline-tooltip"
                 role="status"
-                style=format!(
-                    "{}: {}px; top: {}px",
-                    if flip { "right" } else { "left" },
-                    if flip { l.width - h.x + 14.0 } else { left },
-                    top
-                )
+                style:left=(!flip).then(|| format!("{left}px"))
+                style:right=flip.then(|| format!("{}px", l.width - h.x + 14.0))
+                style:top=format!("{top}px")
             >
                 {lines.into_iter().map(|t| view! { <div>{t}</div> }).collect_view()}
                 {interval.map(|r: IntervalRow| {
                     let c = class_color(r.classification);
                     view! {
                         <div class="tooltip-interval">
-                            <span class="swatch" style=format!("background: {}", c.css())></span>
+                            <span class="swatch" style:background=c.css()></span>
                             {format!(
                                 "{} · {:.3} · {} · peak gap {} · {}/{} ranks in sync",
                                 r.classification.short(),
@@ -552,7 +549,7 @@ pub fn Timeline() -> impl IntoView {
                 data-testid="timeline-overview"
                 node_ref=overview_ref
                 aria-label="Overview of the whole trace; click or drag to move the visible window"
-                style=move || format!("height: {OVERVIEW_HEIGHT}px")
+                style:height=format!("{OVERVIEW_HEIGHT}px")
                 on:mousedown=move |ev| {
                     if ev.button() == 0 {
                         overview_drag.set_value(true);
@@ -582,7 +579,7 @@ pub fn Timeline() -> impl IntoView {
                     data-view-start-ns=move || view_window.get().map(|w| w.start_ns.to_string())
                     data-view-end-ns=move || view_window.get().map(|w| w.end_ns.to_string())
                     data-lanes=move || ranks.with(Vec::len).to_string()
-                    style=move || format!("height: {}px", layout.get().height)
+                    style:height=move || format!("{}px", layout.get().height)
                     on:keydown=on_key
                     on:wheel=on_wheel
                     on:mousedown=on_down
