@@ -305,7 +305,12 @@ fn send_load(
                     std::time::Duration::from_millis(400),
                 );
                 if loaded {
-                    apply_report(state, *report, true);
+                    // Shown in a task of its own: decoding a big answer and building the
+                    // view from it would make one long task together.
+                    set_timeout(
+                        move || apply_report(state, *report, true),
+                        std::time::Duration::ZERO,
+                    );
                 } else {
                     let mut problems: Vec<Problem> = report
                         .problems

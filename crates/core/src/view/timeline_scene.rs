@@ -254,6 +254,10 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
             })
             .collect(),
     );
+    // Room for every band's shapes and the curves up front: growing a vector of
+    // thousands of shapes step by step costs a big picture milliseconds of copying.
+    let lanes = spec.frame.map_or(0, |f| f.lanes.len());
+    scene.shapes.reserve(bands.len() * 3 + lanes * 8 + 256);
     let of = |class: Classification| bands.iter().filter(move |b| b.0 == class);
     let filled = [
         Classification::CollectiveConfident,
