@@ -23,7 +23,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 WASM_TEST_ENV := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
                  CHROMEDRIVER=$(CHROMEDRIVER) WASM_BINDGEN_TEST_TIMEOUT=120
 
-.PHONY: help serve test bench bench-web build e2e setup \
+.PHONY: help serve test bench bench-web build e2e setup fuzz cargo-fuzz-cli \
         rust-tools wasm-target trunk-cli wasm-bindgen-cli node-tools chromium cargo-deps
 
 help:
@@ -32,6 +32,7 @@ help:
 	@echo "             headless Chromium, release build, browser (Playwright) tests"
 	@echo "make bench   trace table against stormlog 0.4.3 (native and wasm), LOD query, explorer"
 	@echo "make bench-web  the same traces in headless Chromium (load, memory, frames, sweeps, sizes)"
+	@echo "make fuzz    each cargo-fuzz target for FUZZ_SECONDS (default 60) on the stable toolchain"
 	@echo "make setup   only install the tools (done by every target anyway)"
 
 # ---- installation (idempotent) ----------------------------------------------------
@@ -103,6 +104,38 @@ test: setup
 # Browser tests only (rebuilds dist/ first).
 e2e: build
 	scripts/e2e.sh
+
+# ---- fuzzing ------------------------------------------------------------------------
+
+CARGO_FUZZ_VERSION := 0.13.2
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := trace_load permalink custom_model custom_machine
+
+cargo-fuzz-cli:
+	@if [ "$$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $(CARGO_FUZZ_VERSION)" ]; then \
+	  echo "installing cargo-fuzz $(CARGO_FUZZ_VERSION)"; \
+	  cargo install cargo-fuzz --version $(CARGO_FUZZ_VERSION) --locked; \
+	fi
+	@command -v c++ >/dev/null || $(SUDO) apt-get install -y g++
+
+# libFuzzer on the one stable toolchain: RUSTC_BOOTSTRAP=1 admits the -Z flags cargo-fuzz
+# passes, and --sanitizer none leaves out AddressSanitizer (which needs a nightly std;
+# the code has no unsafe, so what the fuzzer hunts is panics, hangs and wrong answers).
+# New inputs go to target/fuzz-corpus/; findings to fuzz/artifacts/ (replay one with
+# `cargo fuzz run TARGET FILE`, then add it to fuzz/corpus/TARGET/ once fixed: `make test`
+# replays that corpus).
+fuzz: rust-tools cargo-fuzz-cli
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p target/fuzz-corpus/$$t; \
+	  echo "==> fuzz $$t for $(FUZZ_SECONDS) s (log: target/fuzz-$$t.log)"; \
+	  if ! (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run $$t --sanitizer none -O \
+	      ../target/fuzz-corpus/$$t corpus/$$t -- \
+	      -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
+	      -print_final_stats=1) > target/fuzz-$$t.log 2>&1; then \
+	    tail -n 40 target/fuzz-$$t.log; echo "fuzz: $$t found a problem (fuzz/artifacts/$$t/)"; exit 1; \
+	  fi; \
+	  grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb" target/fuzz-$$t.log || true; \
+	done
 
 # ---- benchmarks ---------------------------------------------------------------------
 

@@ -579,3 +579,95 @@ fn ranges_parsed_elsewhere_and_packed_give_the_sequential_result() {
         assert_eq!(described(&got), want, "{range_bytes} {drop_one}");
     }
 }
+
+/// One record for the parallel-parse property: any rank, counters that may be null,
+/// strings that hold what a range's start guess looks for (`}, {`, line breaks).
+fn any_record() -> impl Strategy<Value = String> {
+    (
+        0i64..3_000,
+        0i64..4,
+        prop::option::of(0i64..5_000),
+        prop_oneof![
+            Just("null".to_string()),
+            Just(r#""}, {\"x\": 1}""#.to_string()),
+            Just(r#""a\nb nccl:all_reduce""#.to_string()),
+            "[ -!#-\\[\\]-~éü]{0,12}".prop_map(|s| format!("\"{s}\"")),
+        ],
+        prop_oneof![Just("sample"), Just("collective"), Just("stop"), Just("Sample ")],
+    )
+        .prop_map(|(ts, rank, used, context, kind)| {
+            let used = used.map_or("null".to_string(), |u| (u + 2_000).to_string());
+            format!(
+                r#"{{"schema_version": 4, "session_id": "s{}", "timestamp_ns": {ts}, "event_type": "{kind}", "collector": "c", "sampling_interval_ms": 100, "pid": 1, "host": "h", "rank": {rank}, "world_size": 4, "device_id": 0, "allocator_allocated_bytes": 1000, "allocator_reserved_bytes": 2000, "allocator_active_bytes": null, "allocator_inactive_bytes": null, "allocator_change_bytes": 0, "device_used_bytes": {used}, "device_free_bytes": null, "device_total_bytes": 8000, "context": {context}, "metadata": {{"backend": "cuda", "note": {context}}}}}"#,
+                rank % 2
+            )
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Above the (lowered) threshold, the parallel byte-range parse gives exactly the
+    /// sequential parse's result, in every layout and for any range size.
+    #[test]
+    fn the_parallel_parse_equals_the_sequential_one(
+        records in prop::collection::vec(any_record(), 0..60),
+        layout in 0u8..4,
+        range_bytes in prop_oneof![1u64..64, 64u64..2048, 2048u64..65536],
+    ) {
+        let (name, text) = match layout {
+            0 => ("t.json", format!("[{}]", records.join(", "))),
+            1 => ("t.json", format!("[\n  {}\n]\n", records.join(",\n  "))),
+            2 => ("t.jsonl", records.iter().map(|r| format!("{r}\n")).collect::<String>()),
+            _ => ("t.json", format!("{{\"events\": [{}]}}", records.join(","))),
+        };
+        let mut fs = MemFs::new();
+        fs.insert(name, text.into_bytes());
+        let sequential = load_with(&fs, name, false);
+        let parallel = load_in_ranges(&fs, name, range_bytes);
+        prop_assert_eq!(described(&sequential), described(&parallel));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Mutated fixtures (cut, bytes flipped or overwritten, a slice repeated) load to an
+    /// error or a dataset, in any format: never a panic.
+    #[test]
+    fn mutated_fixtures_load_or_fail_but_never_panic(
+        which in 0usize..4,
+        cut in prop::option::of(any::<prop::sample::Index>()),
+        flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
+        repeat in prop::option::of((any::<prop::sample::Index>(), 1usize..200)),
+    ) {
+        const CSV: &[u8] = include_bytes!("../../../tests/fixtures/attribution/traces/tui_csv_export.csv");
+        let (name, base): (&str, &[u8]) = match which {
+            0 => ("t.json", FIXTURE),
+            1 => ("t.jsonl", JSONL_FIXTURE),
+            2 => ("rank0.csv", CSV),
+            _ => ("t.json.gz", FIXTURE),
+        };
+        let mut bytes = base.to_vec();
+        if let Some((at, len)) = repeat {
+            let from = at.index(bytes.len());
+            let slice = bytes[from..(from + len).min(bytes.len())].to_vec();
+            bytes.splice(from..from, slice);
+        }
+        for (at, b) in flips {
+            let i = at.index(bytes.len());
+            bytes[i] = b;
+        }
+        if let Some(at) = cut {
+            bytes.truncate(at.index(bytes.len()));
+        }
+        if which == 3 {
+            bytes = gzip(&bytes);
+        }
+        let outcome = load_one(name, &bytes);
+        // Either way the outcome is coherent: an error names the file.
+        for e in &outcome.errors {
+            prop_assert_eq!(e.file.as_deref(), Some(name), "{:?}", e);
+        }
+    }
+}

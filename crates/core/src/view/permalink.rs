@@ -392,7 +392,10 @@ impl Link {
         }
         let t = &mut self.trace;
         if key == "files" {
-            t.files = decode_list(raw).ok_or("not a list of names")?;
+            let mut files = decode_list(raw).ok_or("not a list of names")?;
+            // As many as a link made here lists (a longer list was made by hand).
+            files.truncate(MAX_LINK_FILES);
+            t.files = files;
             return Ok(());
         }
         let value = decode_component(raw).ok_or("not decodable")?;

@@ -1,0 +1,157 @@
+//! Permalinks: for any settings of either view, encoding then decoding gives the same
+//! settings back, with nothing dropped.
+
+use proptest::prelude::*;
+use shardscope_core::attribution::{Preset, OVERRIDE_FIELDS};
+use shardscope_core::explorer::{EfficiencyMode, Mode, Scope, MACHINE_PRESETS, MODEL_PRESETS};
+use shardscope_core::view::explore::{short_key, ColorBy, ExploreSettings};
+use shardscope_core::view::permalink::{ExploreLink, Link, TraceLink, View, MAX_PINNED};
+use shardscope_core::view::timeline::TimeWindow;
+
+/// Any text with something besides white space in it (session ids, file names).
+fn name() -> impl Strategy<Value = String> {
+    "[ -~]{0,6}[A-Za-z0-9é,&#%=+~ü中][ -~é中]{0,12}".prop_map(|s| s)
+}
+
+fn rank_filter() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just("all".to_string()),
+        prop::collection::vec((0u32..64, 0u32..4), 1..4).prop_map(|parts| {
+            parts
+                .iter()
+                .map(|&(a, span)| {
+                    if span == 0 {
+                        a.to_string()
+                    } else {
+                        format!("{a}-{}", a + span)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        }),
+    ]
+}
+
+fn trace_link() -> impl Strategy<Value = TraceLink> {
+    (
+        prop_oneof![Just(Preset::Low), Just(Preset::Medium), Just(Preset::High)],
+        prop::sample::subsequence(OVERRIDE_FIELDS.to_vec(), 0..4),
+        prop::collection::vec(-1.0e6f64..1.0e9, 4),
+        any::<bool>(),
+        prop::option::of(name()),
+        rank_filter(),
+        prop::option::of((0i64..i64::MAX / 2, 1i64..i64::MAX / 2)),
+        prop::option::of((any::<i64>(), any::<i64>())),
+        prop::collection::vec(name(), 0..4),
+    )
+        .prop_map(
+            |(preset, fields, values, phases, session, ranks, window, selected, files)| TraceLink {
+                preset,
+                overrides: fields
+                    .into_iter()
+                    .zip(values)
+                    .map(|(f, v)| (f.to_string(), format!("{v}")))
+                    .collect(),
+                phases,
+                session,
+                ranks,
+                window: window.map(|(a, len)| TimeWindow::new(a, a + len)),
+                selected,
+                files,
+            },
+        )
+}
+
+fn explore_link() -> impl Strategy<Value = ExploreLink> {
+    let topology = (0usize..4, 0usize..4, 0usize..3).prop_map(|(cp, tp, pp)| {
+        short_key(&shardscope_core::explorer::TopologyConfig {
+            cp: 1 << cp,
+            tp: 1 << tp,
+            pp: 1 << pp,
+            ..Default::default()
+        })
+    });
+    (
+        prop::sample::select(MODEL_PRESETS.to_vec()),
+        prop::sample::select(MACHINE_PRESETS.to_vec()),
+        prop_oneof![Just(Mode::Decode), Just(Mode::Prefill)],
+        prop_oneof![Just(Scope::All), Just(Scope::Attention), Just(Scope::Ffn)],
+        prop_oneof![Just(EfficiencyMode::Seed), Just(EfficiencyMode::Corrected)],
+        (1u64..1 << 20, 1u64..512, 1u64..64),
+        (prop::option::of(1u32..10_000), prop::option::of(1u32..1000)),
+        prop::collection::vec(
+            (
+                "[a-z_]{1,8}(\\.[a-z_0-9]{1,6})?",
+                "[0-9]{1,6}(\\.[0-9]{1,3})?",
+            ),
+            0..3,
+        ),
+        (
+            prop::option::of(topology.clone()),
+            prop::collection::vec(topology, 0..=MAX_PINNED),
+        ),
+        any::<bool>(),
+        prop_oneof![Just(ColorBy::Efficiency), (0u8..9).prop_map(ColorBy::Knob)],
+    )
+        .prop_map(
+            |(
+                model,
+                machine,
+                mode,
+                scope,
+                efficiency,
+                (s_kv, batch, ep),
+                (ttft, tpot),
+                edits,
+                (selected, pinned),
+                infeasible,
+                color,
+            )| {
+                let mut unique: Vec<(String, String)> = Vec::new();
+                for (path, value) in edits {
+                    if !unique.iter().any(|(p, _)| *p == path) {
+                        unique.push((path, value));
+                    }
+                }
+                ExploreLink {
+                    settings: ExploreSettings {
+                        model: model.to_string(),
+                        machine: machine.to_string(),
+                        mode,
+                        scope,
+                        efficiency,
+                        s_kv: s_kv.to_string(),
+                        batch: batch.to_string(),
+                        ep: ep.to_string(),
+                        sla_ttft_ms: ttft.map(|v| v.to_string()).unwrap_or_default(),
+                        sla_tpot_ms: tpot.map(|v| format!("{}.5", v)).unwrap_or_default(),
+                        model_edits: unique.clone(),
+                        machine_edits: unique.into_iter().rev().collect(),
+                    },
+                    selected,
+                    pinned,
+                    infeasible,
+                    color,
+                }
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn a_link_decodes_to_the_settings_it_was_made_from(
+        view in prop_oneof![Just(View::Trace), Just(View::Explore)],
+        trace in trace_link(),
+        explore in explore_link(),
+    ) {
+        let link = Link { view, trace, explore };
+        let fragment = link.fragment();
+        let (decoded, dropped) = Link::parse(&fragment);
+        prop_assert!(dropped.is_empty(), "{fragment}: dropped {dropped:?}");
+        prop_assert_eq!(&decoded, &link, "{}", fragment);
+        prop_assert_eq!(decoded.fragment(), fragment);
+    }
+}
