@@ -7,7 +7,7 @@
 use std::io::Read;
 
 use js_sys::{Array, Uint8Array};
-use shardscope_core::analysis::AnalyzeSettings;
+use shardscope_core::analysis::{AnalyzeSettings, IntervalRow};
 use shardscope_core::attribution::Classification;
 use shardscope_core::view::lod::WindowQuery;
 use shardscope_web::blob::{read_blob_info, BlobReader};
@@ -240,6 +240,75 @@ fn analyzed(id: u32, body: RequestBody) -> (TraceReport, Vec<WorkerResponse>) {
     ((**report).clone(), responses)
 }
 
+/// Every row equals stormlog's result, field by field (`expected`: its JSON output).
+fn assert_rows_are_stormlogs(rows: &[IntervalRow], expected: &str, what: &str) {
+    let want: Vec<serde_json::Value> = serde_json::from_str(expected).unwrap();
+    assert_eq!(rows.len(), want.len(), "{what}: row count");
+    for (i, (row, w)) in rows.iter().zip(&want).enumerate() {
+        let e = &w["evidence"];
+        let at = format!("{what}, row {i}");
+        assert_eq!(row.rank, w["rank"].as_i64().unwrap(), "{at}");
+        assert_eq!(
+            i128::from(row.interval_start_ns),
+            w["interval_start_ns"].as_i64().unwrap().into(),
+            "{at}"
+        );
+        assert_eq!(
+            i128::from(row.interval_end_ns),
+            w["interval_end_ns"].as_i64().unwrap().into(),
+            "{at}"
+        );
+        assert_eq!(
+            serde_json::to_value(row.classification).unwrap(),
+            w["classification"],
+            "{at}"
+        );
+        assert_eq!(
+            row.confidence.to_bits(),
+            w["confidence"].as_f64().unwrap().to_bits(),
+            "{at}"
+        );
+        let reasons: Vec<&str> = w["reason_codes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        assert_eq!(row.reason_codes, reasons, "{at}");
+        assert_eq!(row.marker_hits, e["marker_hits"].as_u64().unwrap(), "{at}");
+        assert_eq!(
+            row.synchronized_ranks,
+            e["synchronized_ranks"].as_u64().unwrap(),
+            "{at}"
+        );
+        assert_eq!(
+            row.expected_world_size,
+            e["expected_world_size"].as_i64().unwrap(),
+            "{at}"
+        );
+        assert_eq!(
+            row.synchrony_ratio.to_bits(),
+            e["synchrony_ratio"].as_f64().unwrap().to_bits(),
+            "{at}"
+        );
+        assert_eq!(
+            row.peak_gap_bytes,
+            e["peak_gap_bytes"].as_i64().unwrap(),
+            "{at}"
+        );
+        assert_eq!(
+            row.peak_gap_ratio.map(f64::to_bits),
+            e["peak_gap_ratio"].as_f64().map(f64::to_bits),
+            "{at}"
+        );
+        assert_eq!(
+            row.robust_zscore.to_bits(),
+            e["robust_zscore"].as_f64().unwrap().to_bits(),
+            "{at}"
+        );
+    }
+}
+
 fn settings(preset: &str) -> AnalyzeSettings {
     AnalyzeSettings {
         preset: preset.into(),
@@ -260,7 +329,12 @@ fn load_request_matches_stormlog_on_a_fixture() {
         },
     );
     assert!(report.problems.is_empty(), "{:?}", report.problems);
-    // stormlog 0.4.3's answer (tests/fixtures/attribution/expected/sync_markers_type.medium.json).
+    // stormlog 0.4.3's answer, every row and field.
+    assert_rows_are_stormlogs(
+        &report.rows,
+        include_str!("fixtures/attribution/expected/sync_markers_type.medium.json"),
+        "sync_markers_type medium",
+    );
     assert_eq!(report.rows.len(), 4);
     let first = &report.rows[0];
     assert_eq!(first.rank, 0);
@@ -294,13 +368,12 @@ fn load_request_matches_stormlog_on_a_fixture() {
 #[wasm_bindgen_test]
 fn kept_dataset_answers_reattribution_windows_and_exports() {
     let trace = include_bytes!("fixtures/attribution/traces/preset_gap_thresholds.json");
-    let expected = |preset: &str| -> usize {
-        let text = match preset {
+    let expected = |preset: &str| -> &'static str {
+        match preset {
             "low" => include_str!("fixtures/attribution/expected/preset_gap_thresholds.low.json"),
             "high" => include_str!("fixtures/attribution/expected/preset_gap_thresholds.high.json"),
             _ => include_str!("fixtures/attribution/expected/preset_gap_thresholds.medium.json"),
-        };
-        text.matches("\"interval_start_ns\"").count()
+        }
     };
     let (loaded, _) = analyzed(
         20,
@@ -310,7 +383,7 @@ fn kept_dataset_answers_reattribution_windows_and_exports() {
             parsed: Vec::new(),
         },
     );
-    assert_eq!(loaded.rows.len(), expected("medium"));
+    assert_rows_are_stormlogs(&loaded.rows, expected("medium"), "load, medium");
     for preset in ["low", "high"] {
         let (again, responses) = analyzed(
             21,
@@ -318,7 +391,7 @@ fn kept_dataset_answers_reattribution_windows_and_exports() {
                 settings: settings(preset),
             },
         );
-        assert_eq!(again.rows.len(), expected(preset), "{preset}");
+        assert_rows_are_stormlogs(&again.rows, expected(preset), preset);
         assert_eq!(again.parse_ms, 0.0, "nothing is read again");
         assert!(responses.iter().all(|r| !matches!(
             r.body,
@@ -381,11 +454,10 @@ fn kept_dataset_answers_reattribution_windows_and_exports() {
     let ResponseBody::Exported { text } = &responses.last().unwrap().body else {
         panic!("unexpected answer {:?}", responses.last());
     };
-    // The last successful run (high) is what is exported.
-    assert_eq!(
-        text.matches("\"interval_start_ns\"").count(),
-        expected("high")
-    );
+    // The last successful run (high) is what is exported: stormlog's result list.
+    let exported: serde_json::Value = serde_json::from_str(text).unwrap();
+    let want: serde_json::Value = serde_json::from_str(expected("high")).unwrap();
+    assert_eq!(exported, want);
 }
 
 /// A bad file beside a good one: its error is reported, the good one is analysed.

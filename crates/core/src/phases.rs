@@ -357,3 +357,90 @@ fn phase_summary(spans: &[&PhaseSpan], paths: &[String]) -> Option<PhaseSummary>
         source: "heuristic".to_string(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(thread_id: i64, path: &[&str], sequence: i64, scope: &str) -> PhaseSpan {
+        PhaseSpan {
+            thread_id,
+            thread_name: format!("thread-{thread_id}"),
+            scope_id: scope.to_string(),
+            path: path.iter().map(|p| p.to_string()).collect(),
+            start_ns: 0,
+            end_ns: 100,
+            sequence,
+        }
+    }
+
+    #[test]
+    fn one_deepest_span_on_one_thread_is_unique() {
+        let (outer, inner) = (
+            span(1, &["train"], 1, "a"),
+            span(1, &["train", "fwd"], 2, "b"),
+        );
+        let got = attribute_active_spans(&[&outer, &inner]).map(|a| a.phase_resolution);
+        assert_eq!(got.as_deref(), Some("unique"));
+        let got = attribute_active_spans(&[&outer, &inner]).and_then(|a| a.phase_path);
+        assert_eq!(got.as_deref(), Some("train / fwd"));
+    }
+
+    #[test]
+    fn threads_in_different_phases_are_ambiguous_with_the_most_recent_as_summary() {
+        // Two threads, each in one deepest phase: no single answer.
+        let fwd = span(1, &["train", "fwd"], 7, "s1");
+        let bwd = span(2, &["train", "bwd"], 9, "s2");
+        let got = attribute_active_spans(&[&fwd, &bwd]);
+        assert_eq!(
+            got,
+            Some(PhaseAttribution::ambiguous(
+                vec!["train / bwd".to_string(), "train / fwd".to_string()],
+                Some(PhaseSummary {
+                    phase_path: "train / bwd".to_string(),
+                    source: "heuristic".to_string(),
+                }),
+            ))
+        );
+    }
+
+    #[test]
+    fn two_deepest_labels_on_one_thread_are_ambiguous() {
+        // The same thread, two different deepest phases open: stormlog keeps both labels.
+        let a = span(1, &["eval", "x"], 3, "s3");
+        let b = span(1, &["eval", "y"], 2, "s4");
+        let got = attribute_active_spans(&[&a, &b]);
+        let got = got.map(|g| (g.phase_resolution, g.phase_paths, g.phase_summary));
+        assert_eq!(
+            got,
+            Some((
+                "ambiguous".to_string(),
+                vec!["eval / x".to_string(), "eval / y".to_string()],
+                Some(PhaseSummary {
+                    phase_path: "eval / x".to_string(),
+                    source: "heuristic".to_string(),
+                }),
+            ))
+        );
+        assert_eq!(attribute_active_spans(&[]), None);
+    }
+
+    #[test]
+    fn merging_two_different_unique_phases_is_ambiguous_without_a_summary() {
+        let a = PhaseAttribution::unique(&span(1, &["train", "fwd"], 1, "s1"), "heuristic");
+        let b = PhaseAttribution::unique(&span(1, &["train", "bwd"], 2, "s2"), "heuristic");
+        assert_eq!(
+            merge_phase_attributions(Some(a.clone()), Some(b)),
+            Some(PhaseAttribution::ambiguous(
+                vec!["train / bwd".to_string(), "train / fwd".to_string()],
+                None,
+            ))
+        );
+        // The same scope twice stays unique; one side missing keeps the other.
+        assert_eq!(
+            merge_phase_attributions(Some(a.clone()), Some(a.clone())),
+            Some(a.clone())
+        );
+        assert_eq!(merge_phase_attributions(None, Some(a.clone())), Some(a));
+    }
+}

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use shardscope_core::analysis::{analyze, AnalyzeSettings};
 use shardscope_core::attribution::{attribute, AttributionConfig, OverrideValue};
-use shardscope_core::trace::{load, LoadOptions, StdFs};
+use shardscope_core::trace::{load, LoadError, LoadErrorKind, LoadOptions, StdFs};
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/attribution")
@@ -16,6 +16,64 @@ fn fixtures() -> PathBuf {
 fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A string field of a case (a broken cases.json fails here, not silently later).
+fn text<'v>(v: &'v Value, key: &str) -> &'v str {
+    v[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("cases.json: `{key}` missing or not a string in {v}"))
+}
+
+/// stormlog's message is ours exactly, or ours adds detail in parentheses after it;
+/// for Python's own `TypeError`s (not stormlog's wording) ours says what was wrong and
+/// quotes Python's message in parentheses at the end.
+fn same_message(ours: &str, stormlog: &str, class: &str) -> bool {
+    match class {
+        "TypeError" => ours.ends_with(&format!(" ({stormlog})")),
+        _ => ours == stormlog || ours.starts_with(&format!("{stormlog} (")),
+    }
+}
+
+/// Where each error case must be reported: kind, line, column, record, field.
+type Located = (
+    LoadErrorKind,
+    Option<u64>,
+    Option<u32>,
+    Option<u64>,
+    Option<&'static str>,
+);
+
+fn expected_location(name: &str) -> Located {
+    use LoadErrorKind::{Record, Shape, Syntax};
+    match name {
+        "inv_bool_rank" => (Record, Some(1), None, Some(0), Some("rank")),
+        "inv_empty_file" => (Syntax, Some(1), Some(1), None, None),
+        "inv_jsonl_bad_middle_line" => (Syntax, Some(4), Some(41), None, None),
+        "inv_malformed_json" => (Syntax, Some(4), Some(3), None, None),
+        "inv_missing_timestamp_v4" => (Record, Some(1), None, Some(4), Some("timestamp_ns")),
+        "inv_negative_rank" => (Record, Some(1), None, Some(5), Some("rank")),
+        "inv_no_events_object" => (Shape, None, None, None, None),
+        "inv_schema_version_5" => (Record, Some(1), None, Some(3), Some("schema_version")),
+        "inv_unknown_field" => (Record, Some(1), None, Some(7), Some("gpu_temp_c")),
+        "inv_used_gt_total" => (Record, Some(1), None, Some(0), Some("device_used_bytes")),
+        other => panic!("error case {other} has no expected location here: add it"),
+    }
+}
+
+/// The first load error for `path` (the error cases load one file each).
+fn load_error(path: &Path) -> Option<LoadError> {
+    let paths = [path.to_string_lossy().into_owned()];
+    analyze(
+        &StdFs,
+        &paths,
+        &AnalyzeSettings::default(),
+        true,
+        &mut |_| {},
+    )
+    .load_errors
+    .into_iter()
+    .next()
 }
 
 fn to_override(v: &Value) -> OverrideValue {
@@ -55,30 +113,52 @@ fn run(
 fn every_fixture_case_matches_stormlog_exactly() {
     let root = fixtures();
     let cases = read_json(&root.join("cases.json"));
-    let cases = cases.as_array().cloned().unwrap_or_default();
+    let cases = cases
+        .as_array()
+        .cloned()
+        .unwrap_or_else(|| panic!("cases.json is not a list"));
     assert!(cases.len() >= 30, "cases.json has {} cases", cases.len());
     let mut checked = 0;
     let mut failures = Vec::new();
     for case in &cases {
-        let name = case["name"].as_str().unwrap_or_default();
-        let path = root
-            .join("traces")
-            .join(case["file"].as_str().unwrap_or_default());
-        if case["kind"] == "invalid" {
-            let expected = read_json(&root.join("expected").join(format!("{name}.error.json")));
-            match run(&path, "medium", &[], None, false) {
-                Ok(v) => failures.push(format!("{name}: expected an error, got {v}")),
-                Err(message) => {
-                    let text = expected["error"].as_str().unwrap_or_default();
-                    if expected["error_type"] == "ValueError" && !message.contains(text) {
-                        failures.push(format!(
-                            "{name}: error `{message}` lacks stormlog's `{text}`"
-                        ));
+        let name = text(case, "name");
+        let path = root.join("traces").join(text(case, "file"));
+        match text(case, "kind") {
+            "valid" => {}
+            "invalid" => {
+                let expected = read_json(&root.join("expected").join(format!("{name}.error.json")));
+                let stormlog = text(&expected, "error");
+                // Python's exception class decides our kind; the location is checked too.
+                let (kind, line, column, record, field) = expected_location(name);
+                let class_kind = match text(&expected, "error_type") {
+                    "JSONDecodeError" => LoadErrorKind::Syntax,
+                    "ValueError" => kind,
+                    other => panic!("{name}: unexpected stormlog error type {other}"),
+                };
+                assert_eq!(
+                    kind, class_kind,
+                    "{name}: the table disagrees with stormlog's class"
+                );
+                match load_error(&path) {
+                    None => failures.push(format!("{name}: expected an error, got none")),
+                    Some(e) => {
+                        let file = path.file_name().map(|f| f.to_string_lossy().into_owned());
+                        let got = (e.kind, e.line, e.column, e.record, e.field.as_deref());
+                        if !same_message(&e.message, stormlog, "ValueError") {
+                            failures.push(format!(
+                                "{name}: `{}` is not stormlog's `{stormlog}`",
+                                e.message
+                            ));
+                        }
+                        if got != (kind, line, column, record, field) || e.file != file {
+                            failures.push(format!("{name}: reported at {got:?} in {:?}", e.file));
+                        }
                     }
                 }
+                checked += 1;
+                continue;
             }
-            checked += 1;
-            continue;
+            other => panic!("{name}: unknown kind {other}"),
         }
         for preset in ["low", "medium", "high"] {
             let expected = read_json(&root.join("expected").join(format!("{name}.{preset}.json")));
@@ -88,9 +168,18 @@ fn every_fixture_case_matches_stormlog_exactly() {
             }
             checked += 1;
         }
-        for extra in case["extra_runs"].as_array().cloned().unwrap_or_default() {
-            let preset = extra["preset"].as_str().unwrap_or("medium");
-            let label = extra["label"].as_str().unwrap_or_default();
+        let extra_runs = match &case["extra_runs"] {
+            Value::Null => Vec::new(),
+            Value::Array(runs) => runs.clone(),
+            other => panic!("{name}: extra_runs is {other}"),
+        };
+        for extra in extra_runs {
+            // The fixture format: a missing preset means stormlog's default, medium.
+            let preset = match &extra["preset"] {
+                Value::Null => "medium",
+                _ => text(&extra, "preset"),
+            };
+            let label = text(&extra, "label");
             let overrides: Vec<(String, OverrideValue)> = extra["overrides"]
                 .as_object()
                 .map(|m| m.iter().map(|(k, v)| (k.clone(), to_override(v))).collect())
@@ -101,10 +190,12 @@ fn every_fixture_case_matches_stormlog_exactly() {
             let expected = read_json(&root.join("expected").join(file));
             let got = run(&path, preset, &overrides, session, phases);
             let ok = match (&got, expected.get("error")) {
-                (Err(message), Some(text)) => {
-                    expected["error_type"] != "ValueError"
-                        || message.contains(text.as_str().unwrap_or_default())
-                }
+                // Settings errors: stormlog's message, in full.
+                (Err(message), Some(_)) => same_message(
+                    message,
+                    text(&expected, "error"),
+                    text(&expected, "error_type"),
+                ),
                 (Ok(v), None) => *v == expected,
                 _ => false,
             };
