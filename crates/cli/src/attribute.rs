@@ -1,186 +1,45 @@
 //! `shardscope attribute`: load traces, run stormlog's collective attribution, print.
 
-use std::io::Write;
-use std::process::ExitCode;
+use clap::Args;
+use shardscope_core::analysis::{analyze, export, AnalyzeSettings};
+use shardscope_core::attribution::OverrideValue;
+use shardscope_core::trace::StdFs;
 
-use serde::Serialize;
-use shardscope_core::analysis::{analyze, export, AnalyzeError, AnalyzeSettings};
-use shardscope_core::attribution::{AttributionResult, OverrideValue};
-use shardscope_core::trace::{LoadError, StdFs};
+use crate::error::CliError;
+use crate::Format;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Json,
-    Table,
-    Csv,
+#[derive(Args)]
+pub struct AttributeArgs {
+    /// Trace files (.json, .jsonl, .gz, .csv, telemetry_timeline.json), a telemetry-sink
+    /// folder or its manifest.json, or a folder of per-rank exports. Several paths are
+    /// combined like stormlog's TUI (per-rank files sharing a job_id become one session).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<String>,
+    /// stormlog's sensitivity preset: low, medium or high (trimmed, any case).
+    #[arg(long, value_name = "PRESET", default_value_t = AnalyzeSettings::default().preset)]
+    pub preset: String,
+    /// Override one of stormlog's preset fields (repeatable; the last one of a key wins).
+    #[arg(long = "override", value_name = "KEY=VALUE", value_parser = parse_override)]
+    pub overrides: Vec<(String, OverrideValue)>,
+    /// Analyse this session instead of stormlog's default one.
+    #[arg(long, value_name = "ID")]
+    pub session_id: Option<String>,
+    /// Attach the phase each interval happened in.
+    #[arg(long)]
+    pub phases: bool,
+    /// Output format (json is stormlog's result list).
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Json)]
+    pub format: Format,
 }
 
-struct Args {
-    paths: Vec<String>,
-    preset: String,
-    overrides: Vec<(String, OverrideValue)>,
-    session_id: Option<String>,
-    phases: bool,
-    format: Format,
-}
-
-/// The error object of CONTRACTS.md, printed on stdout with `--format json`.
-#[derive(Serialize)]
-struct ErrorObject<'a> {
-    error: &'a str,
-    file: Option<&'a str>,
-    line: Option<u64>,
-    record: Option<u64>,
-    field: Option<&'a str>,
-}
-
-struct Failure {
-    message: String,
-    file: Option<String>,
-    line: Option<u64>,
-    record: Option<u64>,
-    field: Option<String>,
-}
-
-impl From<AnalyzeError> for Failure {
-    fn from(e: AnalyzeError) -> Failure {
-        match e {
-            AnalyzeError::Load(e) => e.into(),
-            AnalyzeError::Settings(e) => Failure {
-                message: e.message,
-                file: None,
-                line: None,
-                record: None,
-                field: e.field,
-            },
-        }
+fn parse_override(text: &str) -> Result<(String, OverrideValue), String> {
+    match text.split_once('=') {
+        Some((key, value)) => Ok((key.trim().to_string(), OverrideValue::parse_cli(value))),
+        None => Err(format!("expected KEY=VALUE, got `{text}`")),
     }
 }
 
-impl From<LoadError> for Failure {
-    fn from(e: LoadError) -> Failure {
-        Failure {
-            message: e.describe(),
-            file: e.file,
-            line: e.line,
-            record: e.record,
-            field: e.field,
-        }
-    }
-}
-
-fn usage_failure(message: String) -> Failure {
-    Failure {
-        message,
-        file: None,
-        line: None,
-        record: None,
-        field: None,
-    }
-}
-
-fn parse_args(args: &[String]) -> Result<Args, (Failure, Format)> {
-    let mut out = Args {
-        paths: Vec::new(),
-        preset: "medium".to_string(),
-        overrides: Vec::new(),
-        session_id: None,
-        phases: false,
-        format: Format::Json,
-    };
-    // The format is needed to report argument errors in the right shape.
-    let mut i = 0;
-    let mut pending_error: Option<String> = None;
-    while i < args.len() {
-        let arg = &args[i];
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
-        let value = |i: &mut usize| -> Option<String> {
-            if let Some(v) = inline.clone() {
-                return Some(v);
-            }
-            *i += 1;
-            args.get(*i).cloned()
-        };
-        match flag.as_str() {
-            "--preset" => match value(&mut i) {
-                Some(v) => out.preset = v,
-                None => pending_error = pending_error.or(Some("--preset needs a value".into())),
-            },
-            "--override" => match value(&mut i) {
-                Some(v) => match v.split_once('=') {
-                    Some((k, val)) => out
-                        .overrides
-                        .push((k.trim().to_string(), OverrideValue::parse_cli(val))),
-                    None => {
-                        pending_error = pending_error
-                            .or(Some(format!("--override expects KEY=VALUE, got `{v}`")));
-                    }
-                },
-                None => pending_error = pending_error.or(Some("--override needs KEY=VALUE".into())),
-            },
-            "--session-id" => match value(&mut i) {
-                Some(v) => out.session_id = Some(v),
-                None => pending_error = pending_error.or(Some("--session-id needs a value".into())),
-            },
-            "--phases" => out.phases = true,
-            "--format" => match value(&mut i).as_deref() {
-                Some("json") => out.format = Format::Json,
-                Some("table") => out.format = Format::Table,
-                Some("csv") => out.format = Format::Csv,
-                other => {
-                    pending_error = pending_error.or(Some(format!(
-                        "--format must be json, table or csv, got `{}`",
-                        other.unwrap_or("")
-                    )))
-                }
-            },
-            f if f.starts_with("--") => {
-                pending_error = pending_error.or(Some(format!("unknown option `{f}`")));
-            }
-            _ => out.paths.push(arg.clone()),
-        }
-        i += 1;
-    }
-    if out.paths.is_empty() {
-        pending_error = pending_error.or(Some("attribute needs at least one PATH".into()));
-    }
-    match pending_error {
-        Some(m) => Err((usage_failure(m), out.format)),
-        None => Ok(out),
-    }
-}
-
-pub fn run(args: &[String]) -> ExitCode {
-    let parsed = match parse_args(args) {
-        Ok(a) => a,
-        Err((failure, format)) => return fail(&failure, format),
-    };
-    match execute(&parsed) {
-        Ok(results) => {
-            let stdout = std::io::stdout();
-            let mut out = stdout.lock();
-            let text = match parsed.format {
-                Format::Json => export::to_json(&results),
-                Format::Table => export::to_table(&results),
-                Format::Csv => export::to_csv(&results),
-            };
-            if out
-                .write_all(text.as_bytes())
-                .and_then(|_| out.flush())
-                .is_err()
-            {
-                return ExitCode::from(1);
-            }
-            ExitCode::SUCCESS
-        }
-        Err(failure) => fail(&failure, parsed.format),
-    }
-}
-
-fn execute(args: &Args) -> Result<Vec<AttributionResult>, Failure> {
+pub fn run(args: &AttributeArgs) -> Result<String, CliError> {
     let settings = AnalyzeSettings {
         preset: args.preset.clone(),
         overrides: args.overrides.clone(),
@@ -194,22 +53,10 @@ fn execute(args: &Args) -> Result<Vec<AttributionResult>, Failure> {
     if let Some(e) = analysis.first_error() {
         return Err(e.into());
     }
-    Ok(analysis.attribution.map(|a| a.results).unwrap_or_default())
-}
-
-fn fail(failure: &Failure, format: Format) -> ExitCode {
-    eprintln!("shardscope attribute: {}", failure.message);
-    if format == Format::Json {
-        let obj = ErrorObject {
-            error: &failure.message,
-            file: failure.file.as_deref(),
-            line: failure.line,
-            record: failure.record,
-            field: failure.field.as_deref(),
-        };
-        if let Ok(text) = serde_json::to_string(&obj) {
-            println!("{text}");
-        }
-    }
-    ExitCode::from(2)
+    let results = analysis.attribution.map(|a| a.results).unwrap_or_default();
+    Ok(match args.format {
+        Format::Json => export::to_json(&results),
+        Format::Table => export::to_table(&results),
+        Format::Csv => export::to_csv(&results),
+    })
 }

@@ -1,8 +1,4 @@
-//! `shardscope explore` and `shardscope sensitivity` (owned by the explorer work).
-//!
-//! Arguments are parsed by hand (`--key value` or `--key=value`). Exit status 0 on success,
-//! 2 on bad settings: a one-line message on stderr and, with `--format json`, an error object
-//! `{"error", "file", "line", "record", "field"}` on stdout.
+//! `shardscope explore` and `shardscope sensitivity`.
 //!
 //! Serving options (beyond the seed):
 //! - `--batch-sweep 1,2,4,...` scores every configuration at each batch size and reports per
@@ -12,435 +8,177 @@
 //!   `--sla-ttft-ms Y` keeps those whose prefill latency of `--prompt-len` tokens (default:
 //!   `--s-kv`) is ≤ Y ms. Both are checked for the same configuration and batch, before the
 //!   Pareto step; the other mode is scored on the side when the run's mode is not it.
+//!
+//! Defaults are the core's (`SweepRequest`, `ScoreOptions`, `ExploreSettings`); values are
+//! checked by the same functions the page uses, so messages and fields agree.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 
-use shardscope_core::view::explore::{parse_count, parse_ms as view_parse_ms};
-use std::process::ExitCode;
-
+use clap::Args;
+use shardscope_core::csv_text::CsvText;
 use shardscope_core::explorer::{
     batch_sweep, csv_config, explore, explore_csv, explore_json, sensitivity, validate_batches,
     BatchSweepReport, ConfigScore, EfficiencyMode, ExploreReport, ExplorerError, MachineParams,
     Mode, ModelConfig, Scope, ScoreOptions, SensitivityReport, ServingScore, Sla, SweepRequest,
     TopologyConfig, CSV_HEADER, DEFAULT_BASELINE, MAX_BATCH, MAX_DEGREE, MAX_S_KV,
 };
+use shardscope_core::view::explore::{parse_count, parse_ms, ExploreSettings};
 
-const EXPLORE_USAGE: &str = "\
-usage: shardscope explore [--model PRESET | --model-json FILE] [--machine PRESET | --machine-json FILE]
-                          [--s-kv N] [--mode decode|prefill] [--batch N | --batch-sweep N,N,...] [--ep N]
-                          [--scope all|attention|ffn] [--efficiency seed|corrected]
-                          [--sla-tpot-ms MS] [--sla-ttft-ms MS] [--prompt-len N]
-                          [--all] [--format table|json|csv]
-defaults: --model llama3.1-70b --machine h200-hgx --s-kv 32768 --mode decode --batch 1 --ep 1
-          --scope all --efficiency seed --format table; --prompt-len defaults to --s-kv
-models:   llama3.1-8b, llama3.1-70b, llama3.1-405b, mixtral-8x7b, qwen2.5-72b, deepseek-v3
-machines: h200-hgx, h100-hgx, tile-wafer";
+use crate::error::CliError;
+use crate::Format;
 
-const SENSITIVITY_USAGE: &str = "\
-usage: shardscope sensitivity [--model PRESET | --model-json FILE] [--machine PRESET | --machine-json FILE]
-                              [--s-kv N] [--mode decode|prefill] [--batch N] [--ep N]
-                              [--scope all|attention|ffn] [--efficiency seed|corrected]
-                              [--baseline \"cp=2,tp=4,pp=2,dp=1,kv=split,ffn=TP+CP,tpp=pe,cpp=pe,ring=qoml\"]
-                              [--format table|json|csv]
-The baseline also accepts ep= and batch= (they override --ep/--batch); absent keys keep the
-default baseline's values.";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Table,
-    Json,
-    Csv,
+/// The model, machine and sweep settings both commands share.
+#[derive(Args)]
+pub struct Settings {
+    /// A model preset: llama3.1-8b, llama3.1-70b, llama3.1-405b, mixtral-8x7b,
+    /// qwen2.5-72b, deepseek-v3.
+    #[arg(long, value_name = "PRESET", default_value_t = ExploreSettings::default().model,
+          conflicts_with = "model_json")]
+    pub model: String,
+    /// A custom model as JSON (the preset documents' fields).
+    #[arg(long, value_name = "FILE")]
+    pub model_json: Option<String>,
+    /// A machine preset: h200-hgx, h100-hgx, tile-wafer.
+    #[arg(long, value_name = "PRESET", default_value_t = ExploreSettings::default().machine,
+          conflicts_with = "machine_json")]
+    pub machine: String,
+    /// A custom machine as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub machine_json: Option<String>,
+    /// Sequence length S: KV tokens for decode, prompt tokens for prefill.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, default_value_t = SweepRequest::default().s_kv,
+          value_parser = |v: &str| parse_count("s-kv", v, MAX_S_KV))]
+    pub s_kv: u64,
+    /// decode or prefill.
+    #[arg(long, value_name = "MODE", default_value_t = SweepRequest::default().mode.to_string(),
+          value_parser = parse_enum::<Mode>)]
+    pub mode: String,
+    /// Concurrent requests B.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, default_value_t = SweepRequest::default().batch,
+          value_parser = |v: &str| parse_count("batch", v, MAX_BATCH.into()).map(to_u32))]
+    pub batch: u32,
+    /// Expert-parallel degree.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, default_value_t = SweepRequest::default().ep,
+          value_parser = |v: &str| parse_count("ep", v, MAX_DEGREE.into()).map(to_u32))]
+    pub ep: u32,
+    /// What is scored: all, attention or ffn.
+    #[arg(long, value_name = "SCOPE", default_value_t = ScoreOptions::default().scope.to_string(),
+          value_parser = parse_enum::<Scope>)]
+    pub scope: String,
+    /// The compute-efficiency model: seed or corrected.
+    #[arg(long, value_name = "MODE",
+          default_value_t = ScoreOptions::default().efficiency.to_string(),
+          value_parser = parse_enum::<EfficiencyMode>)]
+    pub efficiency: String,
+    /// Output format.
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Command {
-    Explore,
-    Sensitivity,
+#[derive(Args)]
+pub struct ExploreArgs {
+    #[command(flatten)]
+    pub settings: Settings,
+    /// Score every configuration at each of these batch sizes (instead of --batch).
+    #[arg(long, value_name = "N,N,...", conflicts_with_all = ["batch", "all"],
+          value_parser = parse_batches)]
+    pub batch_sweep: Option<Batches>,
+    /// Keep configurations whose decode latency (at --s-kv) is at most this.
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = |v: &str| parse_ms("sla-tpot-ms", v))]
+    pub sla_tpot_ms: Option<f64>,
+    /// Keep configurations whose prefill latency of --prompt-len tokens is at most this.
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = |v: &str| parse_ms("sla-ttft-ms", v))]
+    pub sla_ttft_ms: Option<f64>,
+    /// The prompt length for --sla-ttft-ms [default: --s-kv].
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = |v: &str| parse_count("prompt-len", v, MAX_S_KV))]
+    pub prompt_len: Option<u64>,
+    /// List every configuration, not only the frontier.
+    #[arg(long)]
+    pub all: bool,
 }
 
-impl Command {
-    fn name(self) -> &'static str {
-        match self {
-            Command::Explore => "explore",
-            Command::Sensitivity => "sensitivity",
-        }
+impl ExploreArgs {
+    pub fn format(&self) -> Format {
+        self.settings.format
     }
 }
 
-/// A settings error: message, and where it came from.
-#[derive(Debug)]
-struct CliError {
-    message: String,
-    file: Option<String>,
-    line: Option<usize>,
-    field: Option<String>,
-}
-
-impl CliError {
-    fn field(field: &str, message: String) -> CliError {
-        CliError {
-            message,
-            file: None,
-            line: None,
-            field: Some(field.to_string()),
-        }
-    }
-
-    fn from_core(e: ExplorerError, file: Option<&str>) -> CliError {
-        let line = match &e {
-            ExplorerError::Json { line, .. } => *line,
-            _ => None,
-        };
-        CliError {
-            message: e.to_string(),
-            file: file.map(str::to_string),
-            line,
-            field: e.field().map(str::to_string),
-        }
-    }
-}
-
-#[derive(Debug, Default)]
-struct Settings {
-    model: Option<String>,
-    model_json: Option<String>,
-    machine: Option<String>,
-    machine_json: Option<String>,
-    s_kv: Option<u64>,
-    mode: Option<Mode>,
-    batch: Option<u32>,
-    ep: Option<u32>,
-    scope: Option<Scope>,
-    efficiency: Option<EfficiencyMode>,
-    all: bool,
-    format: Option<Format>,
-    batch_sweep: Option<Vec<u32>>,
-    sla_tpot_ms: Option<f64>,
-    sla_ttft_ms: Option<f64>,
-    prompt_len: Option<u64>,
-    baseline: Option<String>,
-    help: bool,
-}
-
-fn parse_format(v: &str) -> Result<Format, CliError> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "table" => Ok(Format::Table),
-        "json" => Ok(Format::Json),
-        "csv" => Ok(Format::Csv),
-        _ => Err(CliError::field(
-            "format",
-            format!("--format `{v}` is not one of table, json, csv"),
-        )),
-    }
-}
-
-fn parse_int(flag: &str, field: &str, v: &str, max: u64) -> Result<u64, CliError> {
-    parse_count(flag, v, max).map_err(|m| CliError::field(field, m))
-}
-
-fn parse_ms(flag: &str, field: &str, v: &str) -> Result<f64, CliError> {
-    view_parse_ms(flag, v).map_err(|m| CliError::field(field, m))
-}
-
-fn parse_enum<T: std::str::FromStr<Err = ExplorerError>>(
-    flag: &str,
-    field: &str,
-    v: &str,
-) -> Result<T, CliError> {
-    v.parse::<T>().map_err(|e| {
-        let msg = match e {
-            ExplorerError::Invalid { message, .. } => message,
-            other => other.to_string(),
-        };
-        CliError::field(field, format!("--{flag}: {msg}"))
-    })
+#[derive(Args)]
+pub struct SensitivityArgs {
+    #[command(flatten)]
+    pub settings: Settings,
+    /// The configuration to vary, as KNOB=VALUE pairs (also ep= and batch=, which
+    /// override --ep/--batch); absent knobs keep the default baseline's values.
+    #[arg(long, value_name = "KNOBS", default_value = DEFAULT_BASELINE)]
+    pub baseline: String,
 }
 
 fn to_u32(v: u64) -> u32 {
     u32::try_from(v).unwrap_or(u32::MAX)
 }
 
-/// `--format json` anywhere on the line (so early errors are reported as JSON too).
-fn wants_json(args: &[String]) -> bool {
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if a == "--format" {
-            if let Some(v) = it.next() {
-                if v.trim().eq_ignore_ascii_case("json") {
-                    return true;
-                }
-            }
-        } else if let Some(v) = a.strip_prefix("--format=") {
-            if v.trim().eq_ignore_ascii_case("json") {
-                return true;
-            }
-        }
-    }
-    false
+/// A core enum from its name, with the core's message.
+fn parse_enum<T: std::str::FromStr<Err = ExplorerError>>(v: &str) -> Result<String, String> {
+    v.parse::<T>().map(|_| v.to_string()).map_err(|e| match e {
+        ExplorerError::Invalid { message, .. } => message,
+        other => other.to_string(),
+    })
 }
 
-fn parse_args(cmd: Command, args: &[String]) -> Result<Settings, CliError> {
-    let mut s = Settings::default();
-    let mut seen: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        i += 1;
-        if arg == "--help" || arg == "-h" {
-            s.help = true;
-            continue;
-        }
-        let Some(body) = arg.strip_prefix("--") else {
-            return Err(CliError::field(
-                "arguments",
-                format!("unexpected argument `{arg}` (options start with --)"),
-            ));
-        };
-        let (flag, inline) = match body.split_once('=') {
-            Some((f, v)) => (f.to_string(), Some(v.to_string())),
-            None => (body.to_string(), None),
-        };
-        let field = flag.replace('-', "_");
-        let known_explore_only = matches!(
-            flag.as_str(),
-            "all" | "batch-sweep" | "sla-tpot-ms" | "sla-ttft-ms" | "prompt-len"
-        );
-        let known_common = matches!(
-            flag.as_str(),
-            "model"
-                | "model-json"
-                | "machine"
-                | "machine-json"
-                | "s-kv"
-                | "mode"
-                | "batch"
-                | "ep"
-                | "scope"
-                | "efficiency"
-                | "format"
-        );
-        let known = known_common
-            || (cmd == Command::Explore && known_explore_only)
-            || (cmd == Command::Sensitivity && flag == "baseline");
-        if !known {
-            let hint = if known_explore_only || flag == "baseline" {
-                format!(" (not an option of `{}`)", cmd.name())
-            } else {
-                String::new()
-            };
-            return Err(CliError::field(
-                &field,
-                format!("unknown option `--{flag}`{hint}"),
-            ));
-        }
-        if seen.contains(&flag) {
-            return Err(CliError::field(
-                &field,
-                format!("option `--{flag}` is given twice"),
-            ));
-        }
-        seen.push(flag.clone());
-        if flag == "all" {
-            if inline.is_some() {
-                return Err(CliError::field("all", "`--all` takes no value".to_string()));
-            }
-            s.all = true;
-            continue;
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => match args.get(i) {
-                Some(v) => {
-                    i += 1;
-                    v.clone()
-                }
-                None => {
-                    return Err(CliError::field(
-                        &field,
-                        format!("option `--{flag}` needs a value"),
-                    ))
-                }
-            },
-        };
-        match flag.as_str() {
-            "model" => s.model = Some(value),
-            "model-json" => s.model_json = Some(value),
-            "machine" => s.machine = Some(value),
-            "machine-json" => s.machine_json = Some(value),
-            "s-kv" => s.s_kv = Some(parse_int(&flag, "s_kv", &value, MAX_S_KV)?),
-            "mode" => s.mode = Some(parse_enum(&flag, "mode", &value)?),
-            "batch" => s.batch = Some(to_u32(parse_int(&flag, "batch", &value, MAX_BATCH.into())?)),
-            "ep" => s.ep = Some(to_u32(parse_int(&flag, "ep", &value, MAX_DEGREE.into())?)),
-            "scope" => s.scope = Some(parse_enum(&flag, "scope", &value)?),
-            "efficiency" => s.efficiency = Some(parse_enum(&flag, "efficiency", &value)?),
-            "format" => s.format = Some(parse_format(&value)?),
-            "batch-sweep" => {
-                let mut list = Vec::new();
-                for part in value.split(',') {
-                    let part = part.trim();
-                    if part.is_empty() {
-                        continue;
-                    }
-                    list.push(to_u32(parse_int(
-                        &flag,
-                        "batch_sweep",
-                        part,
-                        MAX_BATCH.into(),
-                    )?));
-                }
-                validate_batches(&list).map_err(|e| CliError::from_core(e, None))?;
-                s.batch_sweep = Some(list);
-            }
-            "sla-tpot-ms" => s.sla_tpot_ms = Some(parse_ms(&flag, "sla_tpot_ms", &value)?),
-            "sla-ttft-ms" => s.sla_ttft_ms = Some(parse_ms(&flag, "sla_ttft_ms", &value)?),
-            "prompt-len" => s.prompt_len = Some(parse_int(&flag, "prompt_len", &value, MAX_S_KV)?),
-            "baseline" => s.baseline = Some(value),
-            _ => {
-                return Err(CliError::field(
-                    &field,
-                    format!("unknown option `--{flag}`"),
-                ))
-            }
-        }
+/// The batch sizes of `--batch-sweep`.
+#[derive(Debug, Clone)]
+pub struct Batches(Vec<u32>);
+
+fn parse_batches(value: &str) -> Result<Batches, String> {
+    let mut list = Vec::new();
+    for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        list.push(to_u32(parse_count("batch-sweep", part, MAX_BATCH.into())?));
     }
-    if s.model.is_some() && s.model_json.is_some() {
-        return Err(CliError::field(
-            "model",
-            "use either --model or --model-json, not both".to_string(),
-        ));
-    }
-    if s.machine.is_some() && s.machine_json.is_some() {
-        return Err(CliError::field(
-            "machine",
-            "use either --machine or --machine-json, not both".to_string(),
-        ));
-    }
-    if s.batch.is_some() && s.batch_sweep.is_some() {
-        return Err(CliError::field(
-            "batch_sweep",
-            "use either --batch or --batch-sweep, not both".to_string(),
-        ));
-    }
-    if s.all && s.batch_sweep.is_some() {
-        return Err(CliError::field(
-            "all",
-            "--all lists one sweep; it cannot be combined with --batch-sweep".to_string(),
-        ));
-    }
-    if s.prompt_len.is_some() && s.sla_ttft_ms.is_none() {
-        return Err(CliError::field(
-            "prompt_len",
-            "--prompt-len is only used with --sla-ttft-ms".to_string(),
-        ));
-    }
-    Ok(s)
+    validate_batches(&list).map_err(|e| e.to_string())?;
+    Ok(Batches(list))
+}
+
+/// A value the parser accepted, typed (the parser checked it already).
+fn parsed<T: std::str::FromStr<Err = ExplorerError>>(v: &str, field: &str) -> Result<T, CliError> {
+    v.parse::<T>()
+        .map_err(|e| CliError::field(field, e.to_string()))
 }
 
 fn read_file(path: &str) -> Result<String, CliError> {
     std::fs::read_to_string(path).map_err(|e| CliError {
         message: format!("cannot read {path}: {e}"),
         file: Some(path.to_string()),
-        line: None,
-        field: None,
+        ..CliError::default()
     })
 }
 
 fn load_model(s: &Settings) -> Result<ModelConfig, CliError> {
-    match (&s.model_json, &s.model) {
-        (Some(path), _) => {
+    match &s.model_json {
+        Some(path) => {
             let text = read_file(path)?;
-            ModelConfig::from_json(&text).map_err(|e| CliError::from_core(e, Some(path)))
+            ModelConfig::from_json(&text).map_err(|e| CliError::explorer(e, Some(path)))
         }
-        (None, Some(name)) => ModelConfig::preset(name).map_err(|e| CliError::from_core(e, None)),
-        (None, None) => {
-            ModelConfig::preset("llama3.1-70b").map_err(|e| CliError::from_core(e, None))
-        }
+        None => ModelConfig::preset(&s.model).map_err(|e| CliError::explorer(e, None)),
     }
 }
 
 fn load_machine(s: &Settings) -> Result<MachineParams, CliError> {
-    match (&s.machine_json, &s.machine) {
-        (Some(path), _) => {
+    match &s.machine_json {
+        Some(path) => {
             let text = read_file(path)?;
-            MachineParams::from_json(&text).map_err(|e| CliError::from_core(e, Some(path)))
+            MachineParams::from_json(&text).map_err(|e| CliError::explorer(e, Some(path)))
         }
-        (None, Some(name)) => MachineParams::preset(name).map_err(|e| CliError::from_core(e, None)),
-        (None, None) => MachineParams::preset("h200-hgx").map_err(|e| CliError::from_core(e, None)),
+        None => MachineParams::preset(&s.machine).map_err(|e| CliError::explorer(e, None)),
     }
 }
 
-fn options(s: &Settings) -> ScoreOptions {
-    ScoreOptions {
-        scope: s.scope.unwrap_or(Scope::All),
-        efficiency: s.efficiency.unwrap_or(EfficiencyMode::Seed),
-        include_overheads: true,
-    }
-}
-
-fn report_error(cmd: Command, json: bool, e: &CliError) -> ExitCode {
-    eprintln!(
-        "shardscope {}: {}",
-        cmd.name(),
-        e.message.replace('\n', " ")
-    );
-    if json {
-        #[derive(serde::Serialize)]
-        struct ErrorObject<'a> {
-            error: &'a str,
-            file: Option<&'a str>,
-            line: Option<usize>,
-            record: Option<u64>,
-            field: Option<&'a str>,
-        }
-        let obj = ErrorObject {
-            error: &e.message,
-            file: e.file.as_deref(),
-            line: e.line,
-            record: None,
-            field: e.field.as_deref(),
-        };
-        let text = serde_json::to_string(&obj).unwrap_or_else(|_| {
-            "{\"error\": \"internal error\", \"file\": null, \"line\": null, \"record\": null, \"field\": null}".to_string()
-        });
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{text}");
-    }
-    ExitCode::from(2)
-}
-
-fn emit(text: &str) -> ExitCode {
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (e.g. `| head`) is not an error of ours.
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
-    ExitCode::SUCCESS
-}
-
-/// `shardscope explore`.
-pub fn run_explore(args: &[String]) -> ExitCode {
-    let json = wants_json(args);
-    match explore_main(args) {
-        Ok(Some(text)) => emit(&text),
-        Ok(None) => {
-            println!("{EXPLORE_USAGE}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => report_error(Command::Explore, json, &e),
-    }
-}
-
-/// `shardscope sensitivity`.
-pub fn run_sensitivity(args: &[String]) -> ExitCode {
-    let json = wants_json(args);
-    match sensitivity_main(args) {
-        Ok(Some(text)) => emit(&text),
-        Ok(None) => {
-            println!("{SENSITIVITY_USAGE}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => report_error(Command::Sensitivity, json, &e),
-    }
+fn options(s: &Settings) -> Result<ScoreOptions, CliError> {
+    Ok(ScoreOptions {
+        scope: parsed::<Scope>(&s.scope, "scope")?,
+        efficiency: parsed::<EfficiencyMode>(&s.efficiency, "efficiency")?,
+        ..ScoreOptions::default()
+    })
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> Result<String, CliError> {
@@ -451,78 +189,77 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<String, CliError> {
         })
         .map_err(|e| CliError {
             message: format!("cannot write JSON: {e}"),
-            file: None,
-            line: None,
-            field: None,
+            ..CliError::default()
         })
 }
 
-fn explore_main(args: &[String]) -> Result<Option<String>, CliError> {
-    let s = parse_args(Command::Explore, args)?;
-    if s.help {
-        return Ok(None);
+/// `shardscope explore`.
+pub fn run_explore(a: &ExploreArgs) -> Result<String, CliError> {
+    let s = &a.settings;
+    if a.prompt_len.is_some() && a.sla_ttft_ms.is_none() {
+        return Err(CliError::field(
+            "prompt_len",
+            "--prompt-len is only used with --sla-ttft-ms",
+        ));
     }
-    let model = load_model(&s)?;
-    let machine = load_machine(&s)?;
+    let model = load_model(s)?;
+    let machine = load_machine(s)?;
     let sla = Sla {
-        tpot_max_ms: s.sla_tpot_ms,
-        ttft_max_ms: s.sla_ttft_ms,
-        prompt_len: s.prompt_len,
+        tpot_max_ms: a.sla_tpot_ms,
+        ttft_max_ms: a.sla_ttft_ms,
+        prompt_len: a.prompt_len,
     };
     let req = SweepRequest {
-        s_kv: s.s_kv.unwrap_or(32768),
-        mode: s.mode.unwrap_or(Mode::Decode),
-        batch: s.batch.unwrap_or(1),
-        ep: s.ep.unwrap_or(1),
-        options: options(&s),
+        s_kv: s.s_kv,
+        mode: parsed::<Mode>(&s.mode, "mode")?,
+        batch: s.batch,
+        ep: s.ep,
+        options: options(s)?,
         sla: (!sla.is_empty()).then_some(sla),
     };
-    let format = s.format.unwrap_or(Format::Table);
-    if let Some(batches) = &s.batch_sweep {
+    if let Some(Batches(batches)) = &a.batch_sweep {
         let rep = batch_sweep(&model, &machine, &req, batches)
-            .map_err(|e| CliError::from_core(e, None))?;
-        return Ok(Some(match format {
-            Format::Json => to_json(&rep)?,
-            Format::Table => batch_table(&rep),
-            Format::Csv => batch_csv(&rep),
-        }));
+            .map_err(|e| CliError::explorer(e, None))?;
+        return match s.format {
+            Format::Json => to_json(&rep),
+            Format::Table => Ok(batch_table(&rep)),
+            Format::Csv => Ok(batch_csv(&rep)),
+        };
     }
     let (rep, _) =
-        explore(&model, &machine, &req, s.all).map_err(|e| CliError::from_core(e, None))?;
-    Ok(Some(match format {
+        explore(&model, &machine, &req, a.all).map_err(|e| CliError::explorer(e, None))?;
+    Ok(match s.format {
         Format::Json => explore_json(&rep),
         Format::Table => explore_table(&rep),
         Format::Csv => explore_csv(&rep),
-    }))
+    })
 }
 
-fn sensitivity_main(args: &[String]) -> Result<Option<String>, CliError> {
-    let s = parse_args(Command::Sensitivity, args)?;
-    if s.help {
-        return Ok(None);
-    }
-    let model = load_model(&s)?;
-    let machine = load_machine(&s)?;
+/// `shardscope sensitivity`.
+pub fn run_sensitivity(a: &SensitivityArgs) -> Result<String, CliError> {
+    let s = &a.settings;
+    let model = load_model(s)?;
+    let machine = load_machine(s)?;
     let start = TopologyConfig {
-        s_kv: s.s_kv.unwrap_or(32768),
-        mode: s.mode.unwrap_or(Mode::Decode),
-        batch: s.batch.unwrap_or(1),
-        ep: s.ep.unwrap_or(1),
+        s_kv: s.s_kv,
+        mode: parsed::<Mode>(&s.mode, "mode")?,
+        batch: s.batch,
+        ep: s.ep,
         ..TopologyConfig::default()
     };
     let with_default = start
         .with_baseline(DEFAULT_BASELINE)
-        .map_err(|e| CliError::from_core(e, None))?;
+        .map_err(|e| CliError::explorer(e, None))?;
     let baseline = with_default
-        .with_baseline(s.baseline.as_deref().unwrap_or(""))
-        .map_err(|e| CliError::from_core(e, None))?;
-    let rep = sensitivity(&model, &machine, &baseline, options(&s))
-        .map_err(|e| CliError::from_core(e, None))?;
-    Ok(Some(match s.format.unwrap_or(Format::Table) {
-        Format::Json => to_json(&rep)?,
-        Format::Table => sensitivity_table(&rep),
-        Format::Csv => sensitivity_csv(&rep),
-    }))
+        .with_baseline(&a.baseline)
+        .map_err(|e| CliError::explorer(e, None))?;
+    let rep = sensitivity(&model, &machine, &baseline, options(s)?)
+        .map_err(|e| CliError::explorer(e, None))?;
+    match s.format {
+        Format::Json => to_json(&rep),
+        Format::Table => Ok(sensitivity_table(&rep)),
+        Format::Csv => Ok(sensitivity_csv(&rep)),
+    }
 }
 
 // ── Rendering ───────────────────────────────────────────────────────────────────────────
@@ -799,19 +536,19 @@ fn batch_table(r: &BatchSweepReport) -> String {
 }
 
 fn batch_csv(r: &BatchSweepReport) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "role,{CSV_HEADER},system_throughput_tok_s,throughput_per_pe_tok_s"
+    let mut out = CsvText::new();
+    out.row(
+        ["role"]
+            .into_iter()
+            .chain(CSV_HEADER.split(','))
+            .chain(["system_throughput_tok_s", "throughput_per_pe_tok_s"]),
     );
     let mut row = |role: &str, p: &ServingScore| {
-        let _ = writeln!(
-            out,
-            "{role},{},{},{}",
-            csv_config(&p.config),
-            p.system_throughput_tok_s,
-            p.throughput_per_pe_tok_s
-        );
+        let mut fields = vec![role.to_string()];
+        fields.extend(csv_config(&p.config));
+        fields.push(p.system_throughput_tok_s.to_string());
+        fields.push(p.throughput_per_pe_tok_s.to_string());
+        out.row(fields);
     };
     for b in &r.batches {
         for p in &b.pareto {
@@ -824,7 +561,7 @@ fn batch_csv(r: &BatchSweepReport) -> String {
             row("best_throughput_per_pe", p);
         }
     }
-    out
+    out.finish()
 }
 
 fn sensitivity_table(r: &SensitivityReport) -> String {
@@ -904,7 +641,8 @@ fn sensitivity_table(r: &SensitivityReport) -> String {
 }
 
 fn sensitivity_csv(r: &SensitivityReport) -> String {
-    let mut out = String::from("knob,value,latency_ns,fits,is_baseline\n");
+    let mut out = CsvText::new();
+    out.row(["knob", "value", "latency_ns", "fits", "is_baseline"]);
     for row in &r.rows {
         for (k, v) in row.values.iter().enumerate() {
             let lat = row.latencies_ns.get(k).copied().unwrap_or(f64::NAN);
@@ -913,16 +651,14 @@ fn sensitivity_csv(r: &SensitivityReport) -> String {
             } else {
                 String::new()
             };
-            let _ = writeln!(
-                out,
-                "{},{},{},{},{}",
-                row.knob.as_str(),
-                v,
+            out.row([
+                row.knob.as_str().to_string(),
+                v.to_string(),
                 lat,
-                row.fits.get(k).copied().unwrap_or(false),
-                *v == row.baseline_value
-            );
+                row.fits.get(k).copied().unwrap_or(false).to_string(),
+                (*v == row.baseline_value).to_string(),
+            ]);
         }
     }
-    out
+    out.finish()
 }

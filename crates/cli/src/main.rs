@@ -1,41 +1,174 @@
 //! `shardscope`: the native command line over shardscope-core.
-//! Thin adapter: parse arguments, call the core, print, map errors to exit codes.
+//! Thin adapter: parse arguments (clap), call the core, print, map errors to exit codes.
 
 mod attribute;
+mod error;
 mod explore;
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some((command, rest)) = args.split_first() else {
-        eprintln!("{}", USAGE);
-        return ExitCode::from(2);
-    };
-    match command.as_str() {
-        "attribute" => attribute::run(rest),
-        "explore" => explore::run_explore(rest),
-        "sensitivity" => explore::run_sensitivity(rest),
-        "--version" | "-V" => {
-            println!("shardscope {}", shardscope_core::VERSION);
-            ExitCode::SUCCESS
-        }
-        "--help" | "-h" | "help" => {
-            println!("{}", USAGE);
-            ExitCode::SUCCESS
-        }
-        other => {
-            eprintln!("shardscope: unknown command `{other}`\n\n{USAGE}");
-            ExitCode::from(2)
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+
+use error::CliError;
+
+/// Attribute memory spikes of distributed runs to collective communication (stormlog
+/// 0.4.3's rules and numbers), and explore how to split a model over a machine.
+#[derive(Parser)]
+#[command(name = "shardscope", version = shardscope_core::VERSION, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Load stormlog traces and attribute their hidden-memory spikes to collectives.
+    Attribute(attribute::AttributeArgs),
+    /// Sweep every parallelism configuration and print the Pareto frontier.
+    Explore(explore::ExploreArgs),
+    /// Vary one knob at a time around a baseline configuration.
+    Sensitivity(explore::SensitivityArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// The output format of every command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Json,
+    Table,
+    Csv,
+}
+
+impl Command {
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Attribute(_) => "attribute",
+            Command::Explore(_) => "explore",
+            Command::Sensitivity(_) => "sensitivity",
+            Command::Completions { .. } => "completions",
         }
     }
 }
 
-const USAGE: &str = "\
-usage:
-  shardscope attribute PATH... [--preset low|medium|high] [--override KEY=VALUE]...
-                               [--session-id ID] [--phases] [--format json|table|csv]
-  shardscope explore [--model PRESET] [--machine PRESET] [--s-kv N] [--mode decode|prefill]
-                     [--batch N] [--ep N] [--scope all|attention|ffn] [--efficiency seed|corrected]
-                     [--model-json FILE] [--machine-json FILE] [--all] [--format json|table|csv]
-  shardscope sensitivity (same settings as explore) --baseline \"cp=2,tp=4,pp=2,dp=1,kv=split,ffn=TP+CP,tpp=pe,cpp=pe,ring=qoml\"";
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => return argument_error(&e, &args),
+    };
+    let name = cli.command.name();
+    let (result, format) = match cli.command {
+        Command::Attribute(a) => {
+            let format = a.format;
+            (attribute::run(&a), format)
+        }
+        Command::Explore(a) => {
+            let format = a.format();
+            (explore::run_explore(&a), format)
+        }
+        Command::Sensitivity(a) => {
+            let format = a.settings.format;
+            (explore::run_sensitivity(&a), format)
+        }
+        Command::Completions { shell } => {
+            let mut command = Cli::command();
+            clap_complete::generate(shell, &mut command, "shardscope", &mut std::io::stdout());
+            return ExitCode::SUCCESS;
+        }
+    };
+    match result {
+        Ok(text) => error::emit(&text),
+        Err(e) => e.report(name, format),
+    }
+}
+
+/// clap's own errors (unknown or repeated options, bad values, missing arguments) as the
+/// one error line and, with `--format json` anywhere on the line, the error object.
+fn argument_error(e: &clap::Error, args: &[OsString]) -> ExitCode {
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
+        _ => {}
+    }
+    let rendered = e.to_string();
+    let first = rendered.lines().next().unwrap_or("bad arguments");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let message = match (e.kind(), e.get(ContextKind::InvalidArg)) {
+        // Our own value checks say exactly what is wrong (the same words as the page).
+        (ErrorKind::ValueValidation, _) => match std::error::Error::source(e) {
+            Some(source) => source.to_string(),
+            None => first.to_string(),
+        },
+        (ErrorKind::MissingRequiredArgument, Some(ContextValue::Strings(missing))) => {
+            format!("missing {}", missing.join(", "))
+        }
+        _ => first.to_string(),
+    };
+    // A conflict names the option that came second on the line.
+    let culprit = match e.kind() {
+        ErrorKind::ArgumentConflict => e
+            .get(ContextKind::PriorArg)
+            .or_else(|| e.get(ContextKind::InvalidArg)),
+        _ => e.get(ContextKind::InvalidArg),
+    };
+    let field = match culprit {
+        Some(ContextValue::String(arg)) => Some(field_of(arg)),
+        Some(ContextValue::Strings(args)) => args.first().map(|a| field_of(a)),
+        _ => None,
+    };
+    let command = args
+        .get(1)
+        .and_then(|a| a.to_str())
+        .filter(|a| matches!(*a, "attribute" | "explore" | "sensitivity" | "completions"))
+        .unwrap_or("");
+    let format = if wants_json(args) {
+        Format::Json
+    } else {
+        Format::Table
+    };
+    CliError {
+        message,
+        field,
+        ..CliError::default()
+    }
+    .report(command, format)
+}
+
+/// The field an argument names: `--batch-sweep <N,...>` is `batch_sweep`; a stray
+/// positional argument is `arguments`.
+fn field_of(arg: &str) -> String {
+    let name = arg.split_whitespace().next().unwrap_or(arg);
+    match name.strip_prefix("--") {
+        Some(flag) => flag.split('=').next().unwrap_or(flag).replace('-', "_"),
+        None if name.starts_with('-') => name.trim_start_matches('-').to_string(),
+        None => "arguments".to_string(),
+    }
+}
+
+/// `--format json` (or `--format=json`, any case) anywhere on the line.
+fn wants_json(args: &[OsString]) -> bool {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    args.iter().enumerate().any(|(i, a)| {
+        let value = match a.strip_prefix("--format=") {
+            Some(v) => Some(v),
+            None if a == "--format" => args.get(i + 1).map(String::as_str),
+            None => None,
+        };
+        value.is_some_and(|v| v.trim().eq_ignore_ascii_case("json"))
+    })
+}

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::row::phase_label;
 use crate::attribution::AttributionResult;
+use crate::csv_text::CsvText;
 
 /// `--format json`: stormlog's result list, pretty-printed, with a final newline.
 pub fn to_json(results: &[AttributionResult]) -> String {
@@ -21,26 +22,17 @@ pub const CSV_HEADER: &str = "rank,interval_start_ns,interval_end_ns,classificat
 marker_hits,synchronized_ranks,expected_world_size,synchrony_ratio,peak_gap_bytes,\
 peak_gap_ratio,robust_zscore,reason_codes,phase_path";
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 fn phase_text(r: &AttributionResult) -> String {
     phase_label(r).map(|p| p.label()).unwrap_or_default()
 }
 
 /// `--format csv`: one line per interval after the header; reason codes joined by `;`.
 pub fn to_csv(results: &[AttributionResult]) -> String {
-    let mut out = String::with_capacity(64 + results.len() * 200);
-    out.push_str(CSV_HEADER);
-    out.push('\n');
+    let mut out = CsvText::new();
+    out.row(CSV_HEADER.split(','));
     for r in results {
         let e = &r.evidence;
-        let fields = [
+        out.row([
             r.rank.to_string(),
             r.interval_start_ns.to_string(),
             r.interval_end_ns.to_string(),
@@ -55,12 +47,9 @@ pub fn to_csv(results: &[AttributionResult]) -> String {
             e.robust_zscore.to_string(),
             r.reason_codes.join(";"),
             phase_text(r),
-        ];
-        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&line.join(","));
-        out.push('\n');
+        ]);
     }
-    out
+    out.finish()
 }
 
 fn gib(bytes: i64) -> String {

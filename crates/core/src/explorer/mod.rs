@@ -30,7 +30,7 @@ mod worked_example_tests;
 
 pub use batch::{batch_sweep, BatchResult, BatchSweepReport, ServingScore};
 pub use error::ExplorerError;
-pub use export::{csv_config, csv_field, explore_csv, explore_json, CSV_HEADER};
+pub use export::{csv_config, explore_csv, explore_json, CSV_HEADER};
 pub use json::{f64_nan_as_null, vec_f64_nan_as_null};
 pub use machine::{FabricLevel, Level, MachineParams, MACHINE_PRESETS};
 pub use memory::MemoryLayout;
