@@ -115,6 +115,10 @@ impl Problem {
             K::Utf8 | K::Gzip => {
                 Some("Is this a stormlog export? It is not UTF-8 JSON, JSONL or CSV text.")
             }
+            K::Syntax if e.message.starts_with("Nesting too deep") => Some(
+                "Nested more than 256 levels deep: telemetry records are flat objects, so this \
+                 is not a stormlog export.",
+            ),
             K::Syntax => Some("The file is not valid JSON: was it cut short while being written?"),
             K::Shape => Some(
                 "This JSON is not a list of telemetry events, an events wrapper or a sink segment.",

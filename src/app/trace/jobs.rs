@@ -18,7 +18,7 @@ use crate::blob::{blob_size, resolved_name};
 use crate::protocol::{
     unpack_f32, ExportFormat, NamedBlob, ParsedFile, RequestBody, ResponseBody, Stage, TraceReport,
 };
-use shardscope_core::analysis::AnalyzeSettings;
+use shardscope_core::analysis::{page_input_refusal, AnalyzeSettings};
 use shardscope_core::trace::load::json_default_session_id;
 use shardscope_core::trace::parallel::MIN_PARALLEL_BYTES;
 use shardscope_core::trace::ranges::{plan, RangeTask, SLACK_BYTES};
@@ -53,6 +53,18 @@ pub fn load_files(state: AppState, workers: WorkersHandle, files: Vec<NamedBlob>
         }
     };
     let total: u64 = files.iter().map(|f| blob_size(&f.blob)).sum();
+    // Refused up front, before any worker reads a byte: what is on screen stays.
+    if let Some(message) = page_input_refusal(total) {
+        trace.problems.set(vec![Problem {
+            file: (files.len() == 1).then(|| files[0].name.clone()),
+            message,
+            hint: Some(
+                "Or load fewer files at a time (one rank's export, one sink folder).".to_string(),
+            ),
+        }]);
+        trace.phase.set(Phase::Error);
+        return;
+    }
     let first = files.first().map(|f| f.name.clone()).unwrap_or_default();
     let generation = workers.with_value(|w| {
         let g = w.load_generation.get() + 1;

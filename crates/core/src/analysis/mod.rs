@@ -182,3 +182,37 @@ impl Attribution {
         self.results.iter().map(IntervalRow::from_result).collect()
     }
 }
+
+/// The most input one page load takes (the sum of the file sizes; gzip counts as its
+/// compressed size). The worker's WebAssembly memory is at most 4 GiB; a load holds the
+/// events (56 bytes each, ~1/10 of their JSON) plus read and parse buffers, and a 2 GB
+/// trace peaks at ~0.7 GB. Beyond this the command line, which streams, is the tool.
+pub const MAX_PAGE_INPUT_BYTES: u64 = 4 << 30;
+
+/// Why the page refuses `total_bytes` of input up front, or `None` when it takes it.
+pub fn page_input_refusal(total_bytes: u64) -> Option<String> {
+    use crate::view::format::format_bytes;
+    (total_bytes > MAX_PAGE_INPUT_BYTES).then(|| {
+        format!(
+            "These files are {} in all; the page holds at most {} (its WebAssembly memory is \
+             limited). Run the command line instead, which streams files of any size: \
+             shardscope attribute FILE...",
+            format_bytes(total_bytes.min(i64::MAX as u64) as i64),
+            format_bytes(MAX_PAGE_INPUT_BYTES as i64)
+        )
+    })
+}
+
+#[cfg(test)]
+mod page_limit_tests {
+    #[test]
+    fn the_page_refuses_more_than_its_limit_with_the_size_and_the_cli() {
+        assert_eq!(super::page_input_refusal(super::MAX_PAGE_INPUT_BYTES), None);
+        let text = super::page_input_refusal(5 << 30).unwrap_or_default();
+        assert!(
+            text.contains("5.00 GiB") && text.contains("4.00 GiB"),
+            "{text}"
+        );
+        assert!(text.contains("shardscope attribute"), "{text}");
+    }
+}
