@@ -122,10 +122,18 @@ async function explore(browser) {
   // The first sweep includes the worker's start; re-run a few times for the steady state.
   const sweeps = [];
   for (const batch of ['2', '4', '8', '16', '1']) {
-    const before = await page.locator('[data-testid="explore-summary"]').getAttribute('data-elapsed-ms');
     await page.locator('[data-testid="batch-input"]').fill(batch);
     await page.locator('[data-testid="batch-input"]').press('Tab');
-    await page.waitForFunction((b) => document.querySelector('[data-testid="explore-summary"]').dataset.elapsedMs !== b, before, { timeout: 60000 });
+    // The sweep is debounced 100 ms; two sweeps can take the same whole milliseconds, so
+    // wait for the answer to this batch rather than for a changed time.
+    await page.waitForFunction(
+      (b) => document.querySelector('[data-testid="explore-status"]')?.dataset.state === 'done'
+        && new URLSearchParams(location.hash.slice(1)).get('batch') === (b === '1' ? null : b),
+      batch,
+      { timeout: 60000 },
+    );
+    await page.waitForTimeout(300);
+    await page.waitForFunction(() => document.querySelector('[data-testid="explore-status"]')?.dataset.state === 'done', null, { timeout: 60000 });
     sweeps.push(Number(await page.locator('[data-testid="explore-summary"]').getAttribute('data-elapsed-ms')));
   }
   const batches = [];
