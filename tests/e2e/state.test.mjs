@@ -5,6 +5,13 @@ import { dropFiles, open } from './trace_helpers.mjs';
 
 const runs = async (page) => Number(await byTestId(page, 'trace-status').getAttribute('data-runs'));
 
+/** Start a run with `action` and wait for its result. */
+async function nextRun(page, action) {
+  const before = await runs(page);
+  await action();
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="trace-status"]').dataset.runs) > n, before, { timeout: 30000 });
+}
+
 async function traceState(page) {
   const canvas = byTestId(page, 'timeline-canvas');
   return {
@@ -32,12 +39,8 @@ export const tests = [
     name: 'switching views and back keeps the traces, results, settings, window, selection and explore state',
     async run({ page, baseUrl }) {
       await open(page, baseUrl);
-      let before = await runs(page);
-      await byTestId(page, 'load-example').click();
-      await page.waitForFunction((n) => Number(document.querySelector('[data-testid="trace-status"]').dataset.runs) > n, before, { timeout: 30000 });
-      before = await runs(page);
-      await byTestId(page, 'preset-select').selectOption('high');
-      await page.waitForFunction((n) => Number(document.querySelector('[data-testid="trace-status"]').dataset.runs) > n, before, { timeout: 30000 });
+      await nextRun(page, () => byTestId(page, 'load-example').click());
+      await nextRun(page, () => byTestId(page, 'preset-select').selectOption('high'));
       await waitForAttr(page, 'trace-status', 'data-state', 'done');
       // Zoom in twice and select an interval.
       await byTestId(page, 'timeline-canvas').focus();
@@ -82,9 +85,7 @@ export const tests = [
     name: 'a load that fails keeps the results on screen and says why',
     async run({ page, baseUrl }) {
       await open(page, baseUrl);
-      const before = await runs(page);
-      await byTestId(page, 'load-example').click();
-      await page.waitForFunction((n) => Number(document.querySelector('[data-testid="trace-status"]').dataset.runs) > n, before, { timeout: 30000 });
+      await nextRun(page, () => byTestId(page, 'load-example').click());
       const count = await byTestId(page, 'attribution-count').innerText();
       await page.waitForFunction((n) => document.querySelector('.results-table')?.dataset.rows === n, count);
       const rows = await page.locator('[data-testid="attribution-row"]').count();

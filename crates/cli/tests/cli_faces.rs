@@ -2,27 +2,10 @@
 //! --version, shell completions, one rule for repeated and misspelt options, one error
 //! object with `"file": null` when no file is at fault.
 
-use std::process::Command;
+mod common;
 
+use common::run;
 use serde_json::Value;
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_shardscope"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 #[test]
 fn every_subcommand_has_help_listing_every_flag() {
