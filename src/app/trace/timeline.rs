@@ -25,7 +25,7 @@ use shardscope_core::view::timeline_scene::{
 
 use super::super::canvas::{device_pixel_ratio, tracked_width};
 use super::super::now_ms;
-use super::super::paint::paint;
+use super::super::paint::{paint, paint_sliced};
 use super::super::state::AppState;
 use super::super::workers::WorkersHandle;
 use super::jobs::{request_overview, request_window};
@@ -64,6 +64,10 @@ fn wall_time(ts_ns: i64) -> String {
         iso.trim_end_matches('Z').replace('T', " ")
     )
 }
+
+/// Pictures with more shapes than this are painted in slices (the full view of a big
+/// trace; a zoomed-in or small one stays far below and paints in one go).
+const SLICE_ABOVE_SHAPES: usize = 20_000;
 
 #[component]
 pub fn Timeline() -> impl IntoView {
@@ -147,6 +151,7 @@ pub fn Timeline() -> impl IntoView {
 
     // Paint once per animation frame, whatever changed.
     let scheduled = Rc::new(Cell::new(false));
+    let slice_token = StoredValue::new_local(Rc::new(Cell::new(0u64)));
     let draw = move || {
         let (Some(window), Some(bounds)) = (view_window.get_untracked(), bounds.get_untracked())
         else {
@@ -178,30 +183,51 @@ pub fn Timeline() -> impl IntoView {
                 hover_x: h.as_ref().map(|h| h.x),
             };
             let started = now_ms();
-            if let Err(e) = paint(&canvas, &timeline_scene(&spec)) {
-                web_sys::console::warn_1(&e.into());
+            let scene = timeline_scene(&spec);
+            let _ = canvas.set_attribute("data-shapes", &scene.shapes.len().to_string());
+            // A newer picture abandons an unfinished sliced one.
+            let token = slice_token.get_value();
+            token.set(token.get() + 1);
+            if scene.shapes.len() > SLICE_ABOVE_SHAPES {
+                // A very big picture (a whole big trace) in 12 ms slices, one per frame:
+                // drawn at once it would be one long task.
+                let target = canvas.clone();
+                let done: Rc<dyn Fn()> = Rc::new(move || {
+                    let _ = target
+                        .set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
+                });
+                paint_sliced(canvas.clone(), Rc::new(scene), 12.0, token, done);
+            } else {
+                if let Err(e) = paint(&canvas, &scene) {
+                    web_sys::console::warn_1(&e.into());
+                }
+                // Redraw costs, for people and the browser tests (attributes, not text).
+                let _ =
+                    canvas.set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
             }
-            // Redraw costs, for people and the browser tests (attributes, not text).
-            let _ = canvas.set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
             let _ = canvas.set_attribute(
                 "data-query-ms",
                 &format!("{:.1}", trace.frame_query_ms.get_untracked()),
             );
         }
-        // The overview in the next frame: after a big load the first full picture of
+        // The overview in a task of its own: after a big load the first full picture of
         // both would be one long task.
-        request_animation_frame(move || {
-            if let Some(canvas) = overview_ref.get_untracked() {
-                let overview = trace.overview.get_untracked().unwrap_or_default();
-                let scene = overview_scene(&l, scale, bounds, window, &overview, &rows[..], shown);
-                let started = now_ms();
-                if let Err(e) = paint(&canvas, &scene) {
-                    web_sys::console::warn_1(&e.into());
+        set_timeout(
+            move || {
+                if let Some(canvas) = overview_ref.get_untracked() {
+                    let overview = trace.overview.get_untracked().unwrap_or_default();
+                    let scene =
+                        overview_scene(&l, scale, bounds, window, &overview, &rows[..], shown);
+                    let started = now_ms();
+                    if let Err(e) = paint(&canvas, &scene) {
+                        web_sys::console::warn_1(&e.into());
+                    }
+                    let _ = canvas
+                        .set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
                 }
-                let _ =
-                    canvas.set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
-            }
-        });
+            },
+            std::time::Duration::ZERO,
+        );
     };
     let schedule = {
         let scheduled = Rc::clone(&scheduled);
