@@ -50,9 +50,9 @@ pub struct Settings {
           value_parser = |v: &str| parse_count("s-kv", v, MAX_S_KV))]
     pub s_kv: u64,
     /// decode or prefill.
-    #[arg(long, value_name = "MODE", default_value_t = SweepRequest::default().mode.to_string(),
+    #[arg(long, value_name = "MODE", default_value_t = SweepRequest::default().mode,
           value_parser = parse_enum::<Mode>)]
-    pub mode: String,
+    pub mode: Mode,
     /// Concurrent requests B.
     #[arg(long, value_name = "N", allow_negative_numbers = true, default_value_t = SweepRequest::default().batch,
           value_parser = |v: &str| parse_count("batch", v, MAX_BATCH.into()).map(to_u32))]
@@ -62,14 +62,14 @@ pub struct Settings {
           value_parser = |v: &str| parse_count("ep", v, MAX_DEGREE.into()).map(to_u32))]
     pub ep: u32,
     /// What is scored: all, attention or ffn.
-    #[arg(long, value_name = "SCOPE", default_value_t = ScoreOptions::default().scope.to_string(),
+    #[arg(long, value_name = "SCOPE", default_value_t = ScoreOptions::default().scope,
           value_parser = parse_enum::<Scope>)]
-    pub scope: String,
+    pub scope: Scope,
     /// The compute-efficiency model: seed or corrected.
     #[arg(long, value_name = "MODE",
-          default_value_t = ScoreOptions::default().efficiency.to_string(),
+          default_value_t = ScoreOptions::default().efficiency,
           value_parser = parse_enum::<EfficiencyMode>)]
-    pub efficiency: String,
+    pub efficiency: EfficiencyMode,
     /// Output format.
     #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Table)]
     pub format: Format,
@@ -98,12 +98,6 @@ pub struct ExploreArgs {
     pub all: bool,
 }
 
-impl ExploreArgs {
-    pub fn format(&self) -> Format {
-        self.settings.format
-    }
-}
-
 #[derive(Args)]
 pub struct SensitivityArgs {
     #[command(flatten)]
@@ -119,8 +113,8 @@ fn to_u32(v: u64) -> u32 {
 }
 
 /// A core enum from its name, with the core's message.
-fn parse_enum<T: std::str::FromStr<Err = ExplorerError>>(v: &str) -> Result<String, String> {
-    v.parse::<T>().map(|_| v.to_string()).map_err(|e| match e {
+fn parse_enum<T: std::str::FromStr<Err = ExplorerError>>(v: &str) -> Result<T, String> {
+    v.parse::<T>().map_err(|e| match e {
         ExplorerError::Invalid { message, .. } => message,
         other => other.to_string(),
     })
@@ -137,12 +131,6 @@ fn parse_batches(value: &str) -> Result<Batches, String> {
     }
     validate_batches(&list).map_err(|e| e.to_string())?;
     Ok(Batches(list))
-}
-
-/// A value the parser accepted, typed (the parser checked it already).
-fn parsed<T: std::str::FromStr<Err = ExplorerError>>(v: &str, field: &str) -> Result<T, CliError> {
-    v.parse::<T>()
-        .map_err(|e| CliError::field(field, e.to_string()))
 }
 
 fn read_file(path: &str) -> Result<String, CliError> {
@@ -173,12 +161,12 @@ fn load_machine(s: &Settings) -> Result<MachineParams, CliError> {
     }
 }
 
-fn options(s: &Settings) -> Result<ScoreOptions, CliError> {
-    Ok(ScoreOptions {
-        scope: parsed::<Scope>(&s.scope, "scope")?,
-        efficiency: parsed::<EfficiencyMode>(&s.efficiency, "efficiency")?,
+fn options(s: &Settings) -> ScoreOptions {
+    ScoreOptions {
+        scope: s.scope,
+        efficiency: s.efficiency,
         ..ScoreOptions::default()
-    })
+    }
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> Result<String, CliError> {
@@ -211,10 +199,10 @@ pub fn run_explore(a: &ExploreArgs) -> Result<String, CliError> {
     };
     let req = SweepRequest {
         s_kv: s.s_kv,
-        mode: parsed::<Mode>(&s.mode, "mode")?,
+        mode: s.mode,
         batch: s.batch,
         ep: s.ep,
-        options: options(s)?,
+        options: options(s),
         sla: (!sla.is_empty()).then_some(sla),
     };
     if let Some(Batches(batches)) = &a.batch_sweep {
@@ -242,7 +230,7 @@ pub fn run_sensitivity(a: &SensitivityArgs) -> Result<String, CliError> {
     let machine = load_machine(s)?;
     let start = TopologyConfig {
         s_kv: s.s_kv,
-        mode: parsed::<Mode>(&s.mode, "mode")?,
+        mode: s.mode,
         batch: s.batch,
         ep: s.ep,
         ..TopologyConfig::default()
@@ -253,7 +241,7 @@ pub fn run_sensitivity(a: &SensitivityArgs) -> Result<String, CliError> {
     let baseline = with_default
         .with_baseline(&a.baseline)
         .map_err(|e| CliError::explorer(e, None))?;
-    let rep = sensitivity(&model, &machine, &baseline, options(s)?)
+    let rep = sensitivity(&model, &machine, &baseline, options(s))
         .map_err(|e| CliError::explorer(e, None))?;
     match s.format {
         Format::Json => to_json(&rep),

@@ -69,7 +69,7 @@ fn main() -> ExitCode {
             (attribute::run(&a), format)
         }
         Command::Explore(a) => {
-            let format = a.format();
+            let format = a.settings.format;
             (explore::run_explore(&a), format)
         }
         Command::Sensitivity(a) => {
