@@ -51,6 +51,15 @@ fn clear(canvas: &HtmlCanvasElement, scene: &Scene) -> Result<(), String> {
     Ok(())
 }
 
+/// Records on `canvas` how long its picture took since `started_ms` (`data-paint-ms`, for
+/// people and the browser tests: an attribute, not text).
+pub fn mark_paint_ms(canvas: &HtmlCanvasElement, started_ms: f64) {
+    let _ = canvas.set_attribute(
+        "data-paint-ms",
+        &format!("{:.1}", super::now_ms() - started_ms),
+    );
+}
+
 /// Paint `scene` a slice per animation frame, each slice at most `budget_ms` long, so
 /// that no picture, however many shapes it has, blocks the page. A newer call for the
 /// same `token` (incremented by the caller) abandons an unfinished one. `done` runs
@@ -136,8 +145,8 @@ fn paint_shapes(
         .ok()
         .flatten()
         .and_then(|c| wasm_bindgen::JsCast::dyn_into::<CanvasRenderingContext2d>(c).ok());
-    // Consecutive filled rectangles of one colour become one path, filled at once
-    // (thousands of `fillRect` calls cost ~20 ms a picture; one path string ~2 ms).
+    // Consecutive filled rectangles of one colour become one `Path2D`, filled at once
+    // (thousands of `fillRect` calls cost ~20 ms a picture).
     let mut run = RectRun::default();
     for (n, shape) in shapes.iter().enumerate() {
         if n > 0 && n % 256 == 0 && stop() {

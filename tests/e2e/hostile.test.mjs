@@ -4,9 +4,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, wri
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { assert, byTestId, waitForAttr } from './assert.mjs';
-import { open } from './trace_helpers.mjs';
-
-const runs = async (page) => Number(await byTestId(page, 'trace-status').getAttribute('data-runs'));
+import { nextResult, open, runs } from './trace_helpers.mjs';
 
 /** A stormlog v4 sample; `patch` replaces parts of its text. */
 function record(patch = (t) => t) {
@@ -23,7 +21,7 @@ async function withExample(page, baseUrl) {
   await open(page, baseUrl);
   const before = await runs(page);
   await byTestId(page, 'load-example').click();
-  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="trace-status"]').dataset.runs) > n, before, { timeout: 30000 });
+  await nextResult(page, before, 30000);
   return byTestId(page, 'attribution-count').innerText();
 }
 
@@ -39,10 +37,7 @@ async function stillWorking(page, count) {
   assert.equal(await byTestId(page, 'attribution-count').innerText(), count, 'the earlier results stay');
   const before = await runs(page);
   await byTestId(page, 'load-example').click();
-  await page.waitForFunction((n) => {
-    const s = document.querySelector('[data-testid="trace-status"]');
-    return Number(s.dataset.runs) > n && s.dataset.state === 'done';
-  }, before, { timeout: 30000 });
+  await nextResult(page, before, 30000);
 }
 
 export const tests = [
@@ -98,10 +93,7 @@ export const tests = [
       writeFileSync(long, `${record((t) => t.replace('{"backend": "cuda"}', `{"backend": "cuda", "blob": "${'x'.repeat(50_000_000)}"}`))}\n`);
       const before = await runs(page);
       await byTestId(page, 'trace-file-input').setInputFiles(long);
-      await page.waitForFunction((n) => {
-        const s = document.querySelector('[data-testid="trace-status"]');
-        return Number(s.dataset.runs) > n && s.dataset.state === 'done';
-      }, before, { timeout: 45000 });
+      await nextResult(page, before, 45000);
       assert.equal(await byTestId(page, 'trace-status').getAttribute('data-events'), '1');
       rmSync(dir, { recursive: true, force: true });
     },

@@ -1,15 +1,13 @@
 // Nothing lost: switching views and back keeps the loaded traces, results, settings and
 // the explore state; a failed load or a cancelled one keeps what was on screen.
 import { assert, byTestId, waitForAttr } from './assert.mjs';
-import { dropFiles, open } from './trace_helpers.mjs';
-
-const runs = async (page) => Number(await byTestId(page, 'trace-status').getAttribute('data-runs'));
+import { dropFiles, nextResult, open, runs } from './trace_helpers.mjs';
 
 /** Start a run with `action` and wait for its result. */
 async function nextRun(page, action) {
   const before = await runs(page);
   await action();
-  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="trace-status"]').dataset.runs) > n, before, { timeout: 30000 });
+  await nextResult(page, before, 30000);
 }
 
 async function traceState(page) {

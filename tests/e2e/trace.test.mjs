@@ -6,24 +6,10 @@ import { createWriteStream, readFileSync, statSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { assert, byTestId, cli, watchLongTasks, ROOT, waitForAttr } from './assert.mjs';
-import { assertRowsMatch, expectedRows, FIXTURES, open, rowsWithText } from './trace_helpers.mjs';
+import { assertRowsMatch, expectedRows, FIXTURES, nextResult, open, rowsWithText, runs } from './trace_helpers.mjs';
 
 const TRACES = path.join(FIXTURES, 'traces');
 const EXAMPLE = path.join(ROOT, 'public/examples/example-16-ranks.json.gz');
-
-const runs = async (page) => Number(await byTestId(page, 'trace-status').getAttribute('data-runs'));
-
-/** Wait for the next result after `before` results, and for it to be shown. */
-async function nextResult(page, before) {
-  await page.waitForFunction(
-    (n) => {
-      const s = document.querySelector('[data-testid="trace-status"]');
-      return Number(s?.dataset.runs) > n && s.dataset.state === 'done';
-    },
-    before,
-    { timeout: 20000 },
-  );
-}
 
 async function pick(page, files) {
   const before = await runs(page);

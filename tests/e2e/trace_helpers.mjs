@@ -71,3 +71,17 @@ export async function open(page, baseUrl, fragment = '') {
   await waitForAttr(page, 'worker-status', 'data-state', 'ready');
 }
 
+/** How many results the trace view has shown so far. */
+export const runs = async (page) => Number(await byTestId(page, 'trace-status').getAttribute('data-runs'));
+
+/** Wait for the next result after `before` results, and for it to be shown. */
+export async function nextResult(page, before, timeout = 20000) {
+  await page.waitForFunction(
+    (n) => {
+      const s = document.querySelector('[data-testid="trace-status"]');
+      return Number(s?.dataset.runs) > n && s.dataset.state === 'done';
+    },
+    before,
+    { timeout },
+  );
+}

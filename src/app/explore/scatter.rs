@@ -18,7 +18,7 @@ use shardscope_core::view::scatter::{
 
 use super::super::canvas::{device_pixel_ratio, tracked_width};
 use super::super::now_ms;
-use super::super::paint::paint_sliced;
+use super::super::paint::{mark_paint_ms, paint_sliced};
 use super::super::state::{AppState, View};
 use super::super::workers::WorkersHandle;
 use super::jobs::evaluate;
@@ -117,8 +117,7 @@ pub fn Scatter() -> impl IntoView {
             let target = canvas.clone();
             let done: Rc<dyn Fn()> = Rc::new(move || {
                 // Wall time to the last slice (frames in between included).
-                let _ =
-                    target.set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
+                mark_paint_ms(&target, started);
             });
             paint_sliced(
                 canvas.clone(),

@@ -6,11 +6,11 @@
 //! (`view::timeline`, `view::timeline_scene`); this module wires events to them, asks
 //! the worker for the visible window's columns and paints once per animation frame.
 
+use std::cell::Cell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::protocol::TraceReport;
-use std::cell::Cell;
-use std::rc::Rc;
 
 use leptos::ev::{KeyboardEvent, MouseEvent, WheelEvent};
 use leptos::html;
@@ -25,7 +25,7 @@ use shardscope_core::view::timeline_scene::{
 
 use super::super::canvas::{device_pixel_ratio, tracked_width};
 use super::super::now_ms;
-use super::super::paint::{paint, paint_sliced};
+use super::super::paint::{mark_paint_ms, paint, paint_sliced};
 use super::super::state::AppState;
 use super::super::workers::WorkersHandle;
 use super::jobs::{request_overview, request_window};
@@ -193,17 +193,14 @@ pub fn Timeline() -> impl IntoView {
                 // drawn at once it would be one long task.
                 let target = canvas.clone();
                 let done: Rc<dyn Fn()> = Rc::new(move || {
-                    let _ = target
-                        .set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
+                    mark_paint_ms(&target, started);
                 });
                 paint_sliced(canvas.clone(), Rc::new(scene), 12.0, token, done);
             } else {
                 if let Err(e) = paint(&canvas, &scene) {
                     web_sys::console::warn_1(&e.into());
                 }
-                // Redraw costs, for people and the browser tests (attributes, not text).
-                let _ =
-                    canvas.set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
+                mark_paint_ms(&canvas, started);
             }
             let _ = canvas.set_attribute(
                 "data-query-ms",
@@ -222,8 +219,7 @@ pub fn Timeline() -> impl IntoView {
                     if let Err(e) = paint(&canvas, &scene) {
                         web_sys::console::warn_1(&e.into());
                     }
-                    let _ = canvas
-                        .set_attribute("data-paint-ms", &format!("{:.1}", now_ms() - started));
+                    mark_paint_ms(&canvas, started);
                 }
             },
             std::time::Duration::ZERO,

@@ -1383,6 +1383,7 @@ fn tui_sessions_from_events(
                 let Some((first, extras)) = list.first() else {
                     continue;
                 };
+                let source = sources.of(first);
                 let last_stop = list
                     .last()
                     .filter(|(e, _)| sources.of(e).is_stop())
@@ -1399,9 +1400,9 @@ fn tui_sessions_from_events(
                     host: strings.str(extras.host).to_string(),
                     pid: extras.pid,
                     job_id: strings.get(extras.job_id).map(str::to_string),
-                    rank: i128::from(sources.of(first).rank),
-                    local_rank: i128::from(sources.of(first).local_rank),
-                    world_size: i128::from(sources.of(first).world_size.max(1)),
+                    rank: i128::from(source.rank),
+                    local_rank: i128::from(source.local_rank),
+                    world_size: i128::from(source.world_size.max(1)),
                     source: format!("artifact:{name}"),
                 }
             }
