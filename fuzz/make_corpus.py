@@ -94,6 +94,17 @@ def main() -> None:
         selector(FOLDER) + json_text(per_rank / "rank0_events.json") + b"\0" + lines(TUI / "csv_many_ranks.csv", 10),
     )
 
+    # Record layouts: JSONL lines of fixtures (alike records in a row, then others),
+    # and the records of JSON fixtures one per line.
+    for f in sorted(TRACES.glob("*.jsonl"))[:4]:
+        write("json_records", f"jsonl-{f.stem}", lines(f, 12))
+    for stem in ("sync_markers_type", "phases_markers", "legacy_v1", "v2_records", "nullable_counters_v4", "inv_unknown_field"):
+        f = TRACES / f"{stem}.json"
+        if f.exists():
+            value = few_records(json.loads(f.read_bytes()), keep=8)
+            records = value if isinstance(value, list) else value.get("events", [])
+            write("json_records", f"json-{stem}", b"".join(json.dumps(r).encode() + b"\n" for r in records[:16]))
+
     for i, fragment in enumerate([
         "#v=1&view=trace",
         "#v=1&view=trace&preset=high&o.min_confidence=0.7&o.min_gap_bytes=134217728"

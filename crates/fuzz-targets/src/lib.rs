@@ -8,6 +8,9 @@
 //!   telemetry sink folder with its manifest, a stormlog timeline, several per-rank
 //!   files), then attribution. Differential: the parallel byte-range parse (with tiny
 //!   ranges, so any input reaches it) must give exactly what the sequential parse gives.
+//! - [`json_records`]: the JSON parser's record layouts (a tape parses a record laid
+//!   out like an earlier one by checking it against that layout). Differential: every
+//!   line must parse exactly as the ordinary parser parses it, result and error alike.
 //! - [`permalink`]: the address-bar decoder of both views. A decoded link, encoded
 //!   again, must decode to itself.
 //! - [`custom_model`] / [`custom_machine`]: the explorer's custom model and machine
@@ -17,6 +20,7 @@ use std::io::Write;
 
 use shardscope_core::analysis::{reattribute, AnalyzeSettings};
 use shardscope_core::explorer::{explore, MachineParams, ModelConfig, SweepRequest};
+use shardscope_core::json::Tape;
 use shardscope_core::trace::{load, LoadOptions, LoadOutcome, MemFs};
 use shardscope_core::view::permalink::Link;
 
@@ -145,6 +149,34 @@ pub fn trace_load(data: &[u8]) {
         },
     ] {
         let _ = reattribute(&a.dataset, &settings);
+    }
+}
+
+/// Each line of `data` parsed by one tape that learns layouts, against the ordinary
+/// parse; see the crate docs. Each line is parsed whole and cut short (`eof` false:
+/// the parser must then ask for more input exactly when the ordinary one does).
+pub fn json_records(data: &[u8]) {
+    let mut shaped = Tape::default();
+    let mut plain = Tape::default();
+    let show = |tape: &Tape| format!("{:?} {:?} {:?}", tape.nodes, tape.text, tape.escaped);
+    for line in data.split(|&b| b == b'\n') {
+        for (slice, eof) in [
+            (line, true),
+            (line, false),
+            (&line[..line.len() / 2], false),
+        ] {
+            let a = shaped.parse_value(slice, 0, eof);
+            let b = plain.parse_value_unshaped(slice, 0, eof);
+            assert_eq!(a, b, "{:?} (eof {eof})", String::from_utf8_lossy(slice));
+            if a.is_ok() {
+                assert_eq!(
+                    show(&shaped),
+                    show(&plain),
+                    "{:?}",
+                    String::from_utf8_lossy(slice)
+                );
+            }
+        }
     }
 }
 

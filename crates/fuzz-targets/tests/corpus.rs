@@ -109,6 +109,11 @@ fn trace_load_corpus_and_mutations() {
 }
 
 #[test]
+fn json_records_corpus_and_mutations() {
+    replay("json_records", shardscope_fuzz_targets::json_records, 400);
+}
+
+#[test]
 fn permalink_corpus_and_mutations() {
     replay("permalink", shardscope_fuzz_targets::permalink, 400);
 }

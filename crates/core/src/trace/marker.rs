@@ -37,6 +37,50 @@ pub fn contains_collective_token(text: &[u8]) -> bool {
     has_needle(collapsed)
 }
 
+/// The answers of [`contains_collective_token`] for the last few short strings:
+/// records repeat their event types, collectors and metadata values, and looking
+/// an answer up costs a fraction of finding it again.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TokenMemo {
+    entries: [MemoEntry; MEMO_ENTRIES],
+    /// The entry the next new string replaces.
+    next: usize,
+}
+
+const MEMO_ENTRIES: usize = 8;
+const MEMO_BYTES: usize = 32;
+
+#[derive(Debug, Clone, Copy, Default)]
+struct MemoEntry {
+    /// 0: empty (the empty string needs no memo).
+    len: u8,
+    bytes: [u8; MEMO_BYTES],
+    hit: bool,
+}
+
+impl TokenMemo {
+    /// [`contains_collective_token`] of `text`, remembered.
+    pub fn contains(&mut self, text: &[u8]) -> bool {
+        if text.is_empty() || text.len() > MEMO_BYTES {
+            return contains_collective_token(text);
+        }
+        if let Some(entry) = self
+            .entries
+            .iter()
+            .find(|e| usize::from(e.len) == text.len() && &e.bytes[..text.len()] == text)
+        {
+            return entry.hit;
+        }
+        let hit = contains_collective_token(text);
+        let entry = &mut self.entries[self.next];
+        entry.len = text.len() as u8;
+        entry.bytes[..text.len()].copy_from_slice(text);
+        entry.hit = hit;
+        self.next = (self.next + 1) % MEMO_ENTRIES;
+        hit
+    }
+}
+
 /// Looks for the needles in already collapsed, lowercased text, dispatching on
 /// each candidate's first letter.
 fn has_needle(hay: &[u8]) -> bool {

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use super::event::{
     flags, Counters, Event, Identity, Source, SourceCache, Sources, StrId, Strings, NO_STR,
 };
-use super::marker::contains_collective_token;
+use super::marker::{contains_collective_token, TokenMemo};
 use super::phase_boundary::PhaseBoundary;
 use crate::json::{py_strip, Node, Tape};
 use crate::py::py_repr_str;
@@ -98,6 +98,25 @@ pub struct InternCache {
     host: StrId,
     job_id: StrId,
     source: SourceCache,
+    slots: SlotCache,
+    tokens: TokenMemo,
+}
+
+/// The slots of the last record layout seen ([`Tape::shape_id`]): records laid out
+/// alike have their keys at the same nodes. Only layouts without unknown keys.
+#[derive(Debug, Clone, Copy)]
+struct SlotCache {
+    shape_id: u64,
+    values: [Option<usize>; SLOT_COUNT],
+}
+
+impl Default for SlotCache {
+    fn default() -> SlotCache {
+        SlotCache {
+            shape_id: 0,
+            values: [None; SLOT_COUNT],
+        }
+    }
 }
 
 /// Identity details of the record that only session summaries need.
@@ -346,6 +365,27 @@ struct Slots<'t> {
 }
 
 impl<'t> Slots<'t> {
+    /// The slots of the object at `root`, from `cache` when the tape is laid out
+    /// like the one that filled it.
+    fn new_cached(tape: &'t Tape, root: usize, cache: &mut SlotCache) -> Slots<'t> {
+        let shape_id = tape.shape_id();
+        if root == 0 && shape_id != 0 && cache.shape_id == shape_id {
+            return Slots {
+                tape,
+                values: cache.values,
+                others: Vec::new(),
+            };
+        }
+        let slots = Slots::new(tape, root);
+        if root == 0 && shape_id != 0 && slots.others.is_empty() {
+            *cache = SlotCache {
+                shape_id,
+                values: slots.values,
+            };
+        }
+        slots
+    }
+
     fn new(tape: &'t Tape, root: usize) -> Slots<'t> {
         let mut values = [None; SLOT_COUNT];
         let mut others = Vec::new();
@@ -741,11 +781,11 @@ fn validate_capabilities(tape: &Tape, caps: usize, d: &Draft) -> Result<()> {
 // ── Marker scan ─────────────────────────────────────────────────────────────
 
 /// Does any string value (not key) in the subtree at `idx` carry a collective token?
-fn subtree_has_token(tape: &Tape, idx: usize) -> bool {
+fn subtree_has_token(tape: &Tape, idx: usize, memo: &mut TokenMemo) -> bool {
     let end = tape.subtree_end(idx);
     tape.nodes[idx..end]
         .iter()
-        .any(|n| matches!(n, Node::Str { .. }) && contains_collective_token(tape.bytes(*n)))
+        .any(|n| matches!(n, Node::Str { .. }) && memo.contains(tape.bytes(*n)))
 }
 
 /// stormlog's inferred `memory_capabilities` (added when the metadata has none)
@@ -756,8 +796,9 @@ fn inferred_capabilities_have_token(
     tape: &Tape,
     collector: &str,
     sampling_source: Option<usize>,
+    memo: &mut TokenMemo,
 ) -> bool {
-    if contains_collective_token(collector.as_bytes()) {
+    if memo.contains(collector.as_bytes()) {
         return true;
     }
     match sampling_source {
@@ -822,7 +863,7 @@ pub fn convert_record(
     root: usize,
     sink: &mut RecordSink<'_>,
 ) -> Result<(Event, RecordExtras)> {
-    let slots = Slots::new(tape, root);
+    let slots = Slots::new_cached(tape, root, &mut sink.cache.slots);
     if slots.has(K::SchemaVersion) {
         convert_schema_record(&slots, sink)
     } else {
@@ -1372,14 +1413,14 @@ struct MetaView {
 }
 
 impl MetaView {
-    fn visit(&mut self, tape: &Tape, key: &[u8], value: usize) {
+    fn visit(&mut self, tape: &Tape, key: &[u8], value: usize, memo: &mut TokenMemo) {
         match key {
             b"memory_capabilities" => self.capabilities = Some(value),
             b"sampling_source" => self.sampling_source = Some(value),
             b"phase_scope" => self.phase_scope = Some(value),
             _ => {}
         }
-        if !self.token && subtree_has_token(tape, value) {
+        if !self.token && subtree_has_token(tape, value, memo) {
             self.token = true;
         }
     }
@@ -1388,7 +1429,7 @@ impl MetaView {
 /// Reads the metadata as the event keeps it: the record's dict (the last of a
 /// repeated key) overlaid by legacy `metadata_<key>` fields, without the keys
 /// stormlog strips from legacy metadata.
-fn scan_metadata(c: &Converted<'_>) -> MetaView {
+fn scan_metadata(c: &Converted<'_>, memo: &mut TokenMemo) -> MetaView {
     let tape = c.tape;
     let mut view = MetaView::default();
     let later_duplicate = |m: usize, k: usize| {
@@ -1401,7 +1442,7 @@ fn scan_metadata(c: &Converted<'_>) -> MetaView {
         if let Some(m) = c.metadata {
             for (k, v) in tape.entries(m) {
                 if !later_duplicate(m, k) {
-                    view.visit(tape, tape.bytes(tape.nodes[k]), v);
+                    view.visit(tape, tape.bytes(tape.nodes[k]), v, memo);
                 }
             }
         }
@@ -1434,14 +1475,14 @@ fn scan_metadata(c: &Converted<'_>) -> MetaView {
             {
                 continue;
             }
-            view.visit(tape, key, v);
+            view.visit(tape, key, v, memo);
         }
     }
     for (i, (name, v)) in extras.iter().enumerate() {
         if stripped(name) || extras[i + 1..].iter().any(|(n, _)| n == name) {
             continue;
         }
-        view.visit(tape, name, *v);
+        view.visit(tape, name, *v, memo);
     }
     view
 }
@@ -1452,7 +1493,8 @@ fn finish(c: Converted<'_>, sink: &mut RecordSink<'_>) -> Result<(Event, RecordE
     let tape = c.tape;
     let d = &c.draft;
     validate_v4_values(d)?;
-    let meta = scan_metadata(&c);
+    let memo = &mut sink.cache.tokens;
+    let meta = scan_metadata(&c, memo);
     if let Some(caps) = meta.capabilities {
         validate_capabilities(tape, caps, d)?;
     }
@@ -1460,12 +1502,12 @@ fn finish(c: Converted<'_>, sink: &mut RecordSink<'_>) -> Result<(Event, RecordE
     // Marker: event_type, context, every string value of the metadata, and the
     // strings of the capabilities stormlog infers when the metadata has none.
     let marker = meta.token
-        || contains_collective_token(d.event_type.as_bytes())
+        || memo.contains(d.event_type.as_bytes())
         || d.context
             .as_deref()
-            .is_some_and(|c| contains_collective_token(c.as_bytes()))
+            .is_some_and(|c| memo.contains(c.as_bytes()))
         || (meta.capabilities.is_none()
-            && inferred_capabilities_have_token(tape, &d.collector, meta.sampling_source));
+            && inferred_capabilities_have_token(tape, &d.collector, meta.sampling_source, memo));
 
     let timestamp_ns = fit(d.timestamp_ns, "timestamp_ns")?;
     let rank = fit(d.identity.rank, "rank")?;

@@ -10,6 +10,13 @@
 //! The parser works on an in-memory slice that may end in the middle of a value:
 //! it then answers [`ParseError::Incomplete`] and the caller reads more input and
 //! tries again from the same start (records are small, so a retry is cheap).
+//!
+//! A tape remembers the layouts of the last objects it parsed ([`shape`]) and parses
+//! an object laid out like one of them by checking its bytes against that layout.
+
+mod shape;
+
+use shape::Shapes;
 
 /// One node of a parsed value. Containers are followed by their children and
 /// store the index one past their last descendant, so siblings can be skipped.
@@ -56,6 +63,10 @@ pub struct Tape {
     pub nodes: Vec<Node>,
     pub text: Vec<u8>,
     pub escaped: Vec<u8>,
+    /// The layouts of the last objects parsed.
+    shapes: Shapes,
+    /// The id of the layout the current nodes have (0: none); see [`Tape::shape_id`].
+    shape_id: u64,
 }
 
 /// Flag in a string node's `start`: the bytes live in [`Tape::escaped`].
@@ -167,6 +178,15 @@ impl Tape {
         self.nodes.clear();
         self.text.clear();
         self.escaped.clear();
+        self.shape_id = 0;
+    }
+
+    /// The layout of the value just parsed, when it is an object with one: two
+    /// tapes of the same non-zero id have the same nodes, keys and literals, and
+    /// differ at most in the values of numbers and strings. 0 for no layout (and
+    /// after any change made to the tape by hand).
+    pub fn shape_id(&self) -> u64 {
+        self.shape_id
     }
 
     /// Parses exactly one value starting at `start` (leading whitespace allowed) and
@@ -182,6 +202,53 @@ impl Tape {
     ) -> Result<usize, ParseError> {
         self.clear();
         let base = skip_ws(src, start);
+        let mut shapes = std::mem::take(&mut self.shapes);
+        let parsed = self.parse_shaped(&mut shapes, src, base, eof);
+        self.shapes = shapes;
+        parsed
+    }
+
+    /// [`Tape::parse_value`] without the layout of earlier objects: always the
+    /// ordinary parse (what the layouts are checked against).
+    pub fn parse_value_unshaped(
+        &mut self,
+        src: &[u8],
+        start: usize,
+        eof: bool,
+    ) -> Result<usize, ParseError> {
+        self.clear();
+        let base = skip_ws(src, start);
+        self.parse_ordinary(src, base, eof)
+    }
+
+    fn parse_shaped(
+        &mut self,
+        shapes: &mut Shapes,
+        src: &[u8],
+        base: usize,
+        eof: bool,
+    ) -> Result<usize, ParseError> {
+        if src.get(base) == Some(&b'{') {
+            let mut p = Parser {
+                src,
+                tape: self,
+                eof,
+                base,
+            };
+            if let Some((end, id)) = shapes.parse(&mut p, base) {
+                self.text.extend_from_slice(&src[base..end]);
+                self.shape_id = id;
+                return Ok(end);
+            }
+        }
+        let end = self.parse_ordinary(src, base, eof)?;
+        if matches!(self.nodes.first(), Some(Node::Object { .. })) {
+            self.shape_id = shapes.learn(self);
+        }
+        Ok(end)
+    }
+
+    fn parse_ordinary(&mut self, src: &[u8], base: usize, eof: bool) -> Result<usize, ParseError> {
         let mut p = Parser {
             src,
             tape: self,
@@ -278,12 +345,14 @@ impl Tape {
     /// Starts an object node to be filled with [`Tape::push_key`] and appended values;
     /// returns its index for [`Tape::end_container`].
     pub fn begin_object(&mut self) -> usize {
+        self.shape_id = 0;
         self.nodes.push(Node::Object { end: 0 });
         self.nodes.len() - 1
     }
 
     /// Appends an object key.
     pub fn push_key(&mut self, bytes: &[u8]) {
+        self.shape_id = 0;
         let start = self.push_escaped(bytes);
         self.nodes.push(Node::Key {
             start,
@@ -293,6 +362,7 @@ impl Tape {
 
     /// Closes the container at `idx` after its last appended descendant.
     pub fn end_container(&mut self, idx: usize) {
+        self.shape_id = 0;
         let end = self.nodes.len() as u32;
         if let Node::Array { end: e } | Node::Object { end: e } = &mut self.nodes[idx] {
             *e = end;
@@ -301,6 +371,7 @@ impl Tape {
 
     /// Appends the subtree rooted at `idx` of `other` to this tape, returning its new root index.
     pub fn append_subtree(&mut self, other: &Tape, idx: usize) -> usize {
+        self.shape_id = 0;
         let base = self.nodes.len();
         let end = other.subtree_end(idx);
         for &node in &other.nodes[idx..end] {
