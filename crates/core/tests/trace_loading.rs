@@ -457,6 +457,52 @@ fn parallel_parsing_gives_exactly_the_sequential_result() {
     }
 }
 
+/// A JSON array of ~9 MiB whose records carry a metadata note of `note_bytes`.
+fn array_of_long_records(note_bytes: usize) -> Vec<u8> {
+    let note = "n".repeat(note_bytes);
+    let mut out = b"[".to_vec();
+    let mut i = 0u64;
+    while out.len() < 9 << 20 {
+        if i > 0 {
+            out.extend_from_slice(b", ");
+        }
+        let record = format!(
+            r#"{{"schema_version": 4, "session_id": "s", "timestamp_ns": {}, "event_type": "sample", "collector": "c", "sampling_interval_ms": 100, "pid": 1, "host": "h", "rank": {}, "world_size": 2, "device_id": 0, "allocator_allocated_bytes": {}, "allocator_reserved_bytes": {}, "allocator_active_bytes": null, "allocator_inactive_bytes": null, "allocator_change_bytes": 0, "device_used_bytes": {}, "device_free_bytes": null, "device_total_bytes": 100000000000, "context": null, "metadata": {{"backend": "cuda", "note": "{note}"}}}}"#,
+            1_000_000_000 + i * 1_000_000,
+            i % 2,
+            1_000_000 + i,
+            2_000_000 + i,
+            3_000_000 + i
+        );
+        out.extend_from_slice(record.as_bytes());
+        i += 1;
+    }
+    out.push(b']');
+    out
+}
+
+#[test]
+fn records_longer_than_the_first_slack_are_read_again_not_given_up() {
+    // 100 kB records cross the range ends by more than the 64 kB first read; 3 MB
+    // ones by more than the widest read, so that file falls back to the sequential parse.
+    for (note_bytes, parallel) in [(100_000, 1), (3_000_000, 0)] {
+        let mut fs = MemFs::new();
+        fs.insert("long.json", array_of_long_records(note_bytes));
+        let seq = load_with(&fs, "long.json", false);
+        let par = load_with(&fs, "long.json", true);
+        assert_eq!(
+            par.parallel_files, parallel,
+            "records of {note_bytes} bytes"
+        );
+        assert!(seq.errors.is_empty() && par.errors.is_empty());
+        assert_eq!(
+            described(&seq),
+            described(&par),
+            "records of {note_bytes} bytes"
+        );
+    }
+}
+
 #[test]
 fn parallel_parsing_falls_back_to_report_errors_exactly() {
     let mut bytes = big_array();

@@ -828,7 +828,7 @@ impl Loader<'_> {
         let mut read_at = |offset: u64, len: usize, buf: &mut Vec<u8>| {
             matches!(fs.read_at(path, offset, len, buf), Some(Ok(())))
         };
-        // Small ranges (tests) read less slack: a longer record only means giving up.
+        // Small ranges (tests) read less slack first: a longer record means a second try.
         let slack = SLACK_BYTES.min(self.range_bytes.max(4096));
         let done = parse_ranges_parallel(
             &mut read_at,

@@ -116,7 +116,7 @@ pub fn parse_ranges_parallel(
     use std::sync::mpsc::channel;
     /// Ranges read but not yet merged (bounds memory to this many buffers).
     const IN_FLIGHT: usize = WORKERS * 2;
-    type Done = (Result<ParsedRange, GaveUp>, Vec<u8>);
+    type Done = (RangeTask, Result<ParsedRange, GaveUp>, Vec<u8>);
     let (task_tx, task_rx) = sync_channel::<(RangeTask, Vec<u8>)>(IN_FLIGHT);
     let task_rx = Mutex::new(task_rx);
     let (done_tx, done_rx) = channel::<Done>();
@@ -133,7 +133,7 @@ pub fn parse_ranges_parallel(
                     };
                     let Ok((task, buf)) = next else { return };
                     let parsed = parse_range(&task, layout, &buf, default_session_id, &mut tape);
-                    if tx.send((parsed, buf)).is_err() {
+                    if tx.send((task, parsed, buf)).is_err() {
                         return;
                     }
                 }
@@ -143,18 +143,34 @@ pub fn parse_ranges_parallel(
         let mut merger = RangeMerger::new(tasks);
         let mut spare: Vec<Vec<u8>> = Vec::new();
         let mut in_flight = 0usize;
-        let mut take = |merger: &mut RangeMerger<'_>, spare: &mut Vec<Vec<u8>>| {
-            let (parsed, buf) = done_rx.recv().map_err(|_| GaveUp)?;
-            spare.push(buf);
-            merger.take(parsed?, ctx, grouper)?;
-            progress(merger.merged_bytes());
-            Ok::<(), GaveUp>(())
-        };
+        let mut retry_tape = Tape::default();
+        // Merges the next parsed range; one that failed is read again with more slack
+        // and parsed here (its last record may have been longer than the slack).
+        let mut take =
+            |merger: &mut RangeMerger<'_>,
+             spare: &mut Vec<Vec<u8>>,
+             read_at: &mut dyn FnMut(u64, usize, &mut Vec<u8>) -> bool| {
+                let (task, parsed, mut buf) = done_rx.recv().map_err(|_| GaveUp)?;
+                let parsed = match (parsed, task.widened()) {
+                    (Err(GaveUp), Some(wide)) => {
+                        let (offset, len) = wide.read_span();
+                        if !read_at(offset, len as usize, &mut buf) {
+                            return Err(GaveUp);
+                        }
+                        parse_range(&wide, layout, &buf, default_session_id, &mut retry_tape)
+                    }
+                    (parsed, _) => parsed,
+                };
+                spare.push(buf);
+                merger.take(parsed?, ctx, grouper)?;
+                progress(merger.merged_bytes());
+                Ok::<(), GaveUp>(())
+            };
         let mut run = || -> Result<(), GaveUp> {
             for task in tasks {
                 while in_flight >= IN_FLIGHT {
                     in_flight -= 1;
-                    take(&mut merger, &mut spare)?;
+                    take(&mut merger, &mut spare, read_at)?;
                 }
                 let (offset, len) = task.read_span();
                 let mut buf = spare.pop().unwrap_or_default();
@@ -166,7 +182,7 @@ pub fn parse_ranges_parallel(
             }
             while in_flight > 0 {
                 in_flight -= 1;
-                take(&mut merger, &mut spare)?;
+                take(&mut merger, &mut spare, read_at)?;
             }
             merger.finish()
         };
