@@ -32,6 +32,8 @@ use workers::{Workers, WorkersHandle};
 pub fn start() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(App);
+    // In a task of its own, once the page is up.
+    set_timeout(paint::warm_up_text, std::time::Duration::ZERO);
 }
 
 pub use crate::clock::now_ms;

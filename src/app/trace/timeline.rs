@@ -65,9 +65,8 @@ fn wall_time(ts_ns: i64) -> String {
     )
 }
 
-/// Pictures with more shapes than this are painted in slices (the full view of a big
-/// trace; a zoomed-in or small one stays far below and paints in one go).
-const SLICE_ABOVE_SHAPES: usize = 20_000;
+/// The longest a timeline picture paints in one frame.
+const SLICE_MS: f64 = 12.0;
 
 #[component]
 pub fn Timeline() -> impl IntoView {
@@ -188,20 +187,15 @@ pub fn Timeline() -> impl IntoView {
             // A newer picture abandons an unfinished sliced one.
             let token = slice_token.get_value();
             token.set(token.get() + 1);
-            if scene.shapes.len() > SLICE_ABOVE_SHAPES {
-                // A very big picture (a whole big trace) in 12 ms slices, one per frame:
-                // drawn at once it would be one long task.
-                let target = canvas.clone();
-                let done: Rc<dyn Fn()> = Rc::new(move || {
-                    mark_paint_ms(&target, started);
-                });
-                paint_sliced(canvas.clone(), Rc::new(scene), 12.0, token, done);
-            } else {
-                if let Err(e) = paint(&canvas, &scene) {
-                    web_sys::console::warn_1(&e.into());
-                }
-                mark_paint_ms(&canvas, started);
-            }
+            // In 12 ms slices, one per frame: a picture painted warm within that (up to
+            // some 20,000 shapes) still appears at once, and a slower one (a whole big
+            // trace; the first picture after a load, painted by code the browser has
+            // not optimised yet) never makes a long task.
+            let target = canvas.clone();
+            let done: Rc<dyn Fn()> = Rc::new(move || {
+                mark_paint_ms(&target, started);
+            });
+            paint_sliced(canvas.clone(), Rc::new(scene), SLICE_MS, token, done);
             let _ = canvas.set_attribute(
                 "data-query-ms",
                 &format!("{:.1}", trace.frame_query_ms.get_untracked()),
@@ -232,10 +226,19 @@ pub fn Timeline() -> impl IntoView {
                 return;
             }
             let scheduled = Rc::clone(&scheduled);
-            request_animation_frame(move || {
+            let run = move || {
                 scheduled.set(false);
                 draw();
-            });
+            };
+            // The picture before the worker's first window of a new report (intervals
+            // only) in a task of its own: the frame that shows a new report is busy
+            // laying out the page, and its first picture is painted by code the browser
+            // has not optimised yet.
+            if trace.frame.with_untracked(Option::is_none) {
+                set_timeout(run, std::time::Duration::ZERO);
+            } else {
+                request_animation_frame(run);
+            }
         }
     };
     {
