@@ -114,7 +114,7 @@ pub struct AttributionResult {
 }
 
 /// A significant, outlying gap sample on one rank.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct Spike {
     rank: i64,
     session: StrId,
@@ -222,6 +222,8 @@ pub fn attribute(
     // Samples with both counters, per rank, ranks in order of first appearance.
     let mut ranks: Vec<(i64, Vec<&Event>)> = Vec::new();
     let mut rank_slot: HashMap<i64, usize> = HashMap::new();
+    // The slot of each source's rank, once looked up (sources are few, events many).
+    let mut source_slot: Vec<Option<usize>> = Vec::new();
     for event in ordered() {
         let source = session.source(event);
         if source.is_marker() {
@@ -236,24 +238,31 @@ pub fn attribute(
         {
             continue;
         }
-        let slot = *rank_slot.entry(source.rank).or_insert_with(|| {
-            ranks.push((source.rank, Vec::new()));
-            ranks.len() - 1
-        });
+        let cached = source_slot.get(event.source as usize).copied().flatten();
+        let slot = match cached {
+            Some(slot) => slot,
+            None => {
+                let slot = *rank_slot.entry(source.rank).or_insert_with(|| {
+                    ranks.push((source.rank, Vec::new()));
+                    ranks.len() - 1
+                });
+                let at = event.source as usize;
+                if at < 1 << 20 {
+                    if source_slot.len() <= at {
+                        source_slot.resize(at + 1, None);
+                    }
+                    source_slot[at] = Some(slot);
+                }
+                slot
+            }
+        };
         ranks[slot].1.push(event);
     }
     if ranks.is_empty() {
         return Vec::new();
     }
 
-    let mut spikes_by_rank: Vec<Vec<Spike>> = Vec::new();
-    for (rank, samples) in &ranks {
-        let rank_markers = markers.get(rank).map(Vec::as_slice).unwrap_or(&[]);
-        let spikes = detect_rank_spikes(*rank, samples, rank_markers, config);
-        if !spikes.is_empty() {
-            spikes_by_rank.push(spikes);
-        }
-    }
+    let spikes_by_rank = detect_spikes(&ranks, &markers, config);
     if spikes_by_rank.is_empty() {
         return Vec::new();
     }
@@ -293,6 +302,77 @@ pub fn attribute(
         }
     }
     merge_rank_intervals(results)
+}
+
+/// Sessions with fewer samples are searched for spikes on one thread.
+#[cfg(not(target_arch = "wasm32"))]
+const TWO_THREADS_FROM_SAMPLES: usize = 20_000;
+
+/// Every rank's spikes, in the order of `ranks`, leaving out ranks without any. Natively,
+/// a big session's ranks are shared between two threads (each rank's gap statistics
+/// are independent of the others'; the result is the same).
+fn detect_spikes(
+    ranks: &[(i64, Vec<&Event>)],
+    markers: &HashMap<i64, Vec<i64>>,
+    config: &AttributionConfig,
+) -> Vec<Vec<Spike>> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        detect_spikes_from(ranks, markers, config, TWO_THREADS_FROM_SAMPLES)
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        detect_on_one_thread(ranks, markers, config)
+    }
+}
+
+fn detect_on_one_thread(
+    ranks: &[(i64, Vec<&Event>)],
+    markers: &HashMap<i64, Vec<i64>>,
+    config: &AttributionConfig,
+) -> Vec<Vec<Spike>> {
+    ranks
+        .iter()
+        .map(|(rank, samples)| {
+            let rank_markers = markers.get(rank).map(Vec::as_slice).unwrap_or(&[]);
+            detect_rank_spikes(*rank, samples, rank_markers, config)
+        })
+        .filter(|spikes| !spikes.is_empty())
+        .collect()
+}
+
+/// [`detect_spikes`] on two threads once there are `two_threads_from` samples.
+#[cfg(not(target_arch = "wasm32"))]
+fn detect_spikes_from(
+    ranks: &[(i64, Vec<&Event>)],
+    markers: &HashMap<i64, Vec<i64>>,
+    config: &AttributionConfig,
+    two_threads_from: usize,
+) -> Vec<Vec<Spike>> {
+    let total: usize = ranks.iter().map(|(_, samples)| samples.len()).sum();
+    if ranks.len() < 2 || total < two_threads_from {
+        return detect_on_one_thread(ranks, markers, config);
+    }
+    // Cut where half the samples are done.
+    let mut done = 0;
+    let cut = ranks
+        .iter()
+        .position(|(_, samples)| {
+            done += samples.len();
+            done * 2 >= total
+        })
+        .map_or(1, |i| i + 1)
+        .clamp(1, ranks.len() - 1);
+    let (first, second) = ranks.split_at(cut);
+    let (mut spikes, rest) = std::thread::scope(|scope| {
+        let rest = scope.spawn(|| detect_on_one_thread(second, markers, config));
+        (detect_on_one_thread(first, markers, config), rest.join())
+    });
+    match rest {
+        Ok(rest) => spikes.extend(rest),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+    spikes
 }
 
 fn detect_rank_spikes(
@@ -541,4 +621,53 @@ fn merge_rank_intervals(mut results: Vec<AttributionResult>) -> Vec<AttributionR
         };
     }
     merged
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use crate::trace::{load, LoadOptions, MemFs};
+
+    #[test]
+    fn two_threads_find_exactly_the_spikes_one_finds() {
+        let mut bytes = Vec::new();
+        assert!(crate::trace::synthetic::write_trace(&mut bytes, 6, 900).is_ok());
+        let mut fs = MemFs::new();
+        fs.insert("t.json", bytes);
+        let loaded = load(
+            &fs,
+            &["t.json".to_string()],
+            &LoadOptions::default(),
+            &mut |_| {},
+        );
+        let events = loaded.dataset.selected_events();
+        let Ok(config) = AttributionConfig::resolve("high", &[]) else {
+            panic!("the high preset resolves");
+        };
+        let mut ranks: Vec<(i64, Vec<&Event>)> = Vec::new();
+        for event in events.list {
+            let source = events.source(event);
+            if !source.is_sample() {
+                continue;
+            }
+            match ranks.iter_mut().find(|(r, _)| *r == source.rank) {
+                Some((_, samples)) => samples.push(event),
+                None => ranks.push((source.rank, vec![event])),
+            }
+        }
+        let mut markers: HashMap<i64, Vec<i64>> = HashMap::new();
+        for event in events.list {
+            let source = events.source(event);
+            if source.is_marker() {
+                markers
+                    .entry(source.rank)
+                    .or_default()
+                    .push(event.timestamp_ns);
+            }
+        }
+        let one = detect_spikes_from(&ranks, &markers, &config, usize::MAX);
+        let two = detect_spikes_from(&ranks, &markers, &config, 0);
+        assert!(one.len() >= 3, "spikes on several ranks: {}", one.len());
+        assert_eq!(one, two);
+    }
 }
