@@ -304,29 +304,32 @@ impl Tape {
         }
     }
 
+    /// One past the last descendant of the node at `idx` if it is an object (`object`)
+    /// or an array (`!object`); `idx + 1` (no children) for anything else.
+    fn children_end(&self, idx: usize, object: bool) -> usize {
+        match (self.nodes.get(idx), object) {
+            (Some(Node::Object { end }), true) | (Some(Node::Array { end }), false) => {
+                *end as usize
+            }
+            _ => idx + 1,
+        }
+    }
+
     /// Iterates the (key node index, value node index) pairs of the object at `idx`.
     pub fn entries(&self, idx: usize) -> Entries<'_> {
-        let end = match self.nodes.get(idx) {
-            Some(Node::Object { end }) => *end as usize,
-            _ => idx + 1,
-        };
         Entries {
             tape: self,
             pos: idx + 1,
-            end,
+            end: self.children_end(idx, true),
         }
     }
 
     /// Iterates the element node indices of the array at `idx`.
     pub fn elements(&self, idx: usize) -> Elements<'_> {
-        let end = match self.nodes.get(idx) {
-            Some(Node::Array { end }) => *end as usize,
-            _ => idx + 1,
-        };
         Elements {
             tape: self,
             pos: idx + 1,
-            end,
+            end: self.children_end(idx, false),
         }
     }
 
