@@ -3,7 +3,7 @@
 Usage: python3 scripts/bench.py TRACE... (scripts/bench.sh builds everything first)
 
 For every trace, in this one run:
-- shardscope natively, the whole `shardscope attribute` process: wall time (median of 3),
+- shardscope natively, the whole `shardscope attribute` process: wall time (median of 5),
   peak RSS, MB/s and events/s;
 - the same core compiled to WebAssembly (wasm32-wasip1, run in Node's WASI, one thread,
   the sequential parse): what a browser worker computes, without the browser;
@@ -43,7 +43,7 @@ def median(values):
 
 def shardscope(trace, out):
     walls, rss = [], 0.0
-    for _ in range(3):
+    for _ in range(5):
         with open(out, "wb") as handle:
             wall, peak, code, err = run([CLI, "attribute", trace], handle)
         if code != 0:
