@@ -215,49 +215,8 @@ pub fn attribute(
     {
         order.sort_by_key(|&i| events[i].timestamp_ns);
     }
-    let ordered = || order.iter().map(|&i| &events[i]);
 
-    // Marker timestamps per rank (sorted, as they come in time order).
-    let mut markers: HashMap<i64, Vec<i64>> = HashMap::new();
-    // Samples with both counters, per rank, ranks in order of first appearance.
-    let mut ranks: Vec<(i64, Vec<&Event>)> = Vec::new();
-    let mut rank_slot: HashMap<i64, usize> = HashMap::new();
-    // The slot of each source's rank, once looked up (sources are few, events many).
-    let mut source_slot: Vec<Option<usize>> = Vec::new();
-    for event in ordered() {
-        let source = session.source(event);
-        if source.is_marker() {
-            markers
-                .entry(source.rank)
-                .or_default()
-                .push(event.timestamp_ns);
-        }
-        if !source.is_sample()
-            || event.device_used_bytes().is_none()
-            || event.allocator_reserved_bytes().is_none()
-        {
-            continue;
-        }
-        let cached = source_slot.get(event.source as usize).copied().flatten();
-        let slot = match cached {
-            Some(slot) => slot,
-            None => {
-                let slot = *rank_slot.entry(source.rank).or_insert_with(|| {
-                    ranks.push((source.rank, Vec::new()));
-                    ranks.len() - 1
-                });
-                let at = event.source as usize;
-                if at < 1 << 20 {
-                    if source_slot.len() <= at {
-                        source_slot.resize(at + 1, None);
-                    }
-                    source_slot[at] = Some(slot);
-                }
-                slot
-            }
-        };
-        ranks[slot].1.push(event);
-    }
+    let (ranks, markers) = samples_by_rank(&session, order.iter().map(|&i| &events[i]));
     if ranks.is_empty() {
         return Vec::new();
     }
@@ -302,6 +261,53 @@ pub fn attribute(
         }
     }
     merge_rank_intervals(results)
+}
+
+/// Ranks with their samples, ranks in order of first appearance.
+type RankSamples<'e> = Vec<(i64, Vec<&'e Event>)>;
+
+/// Per rank, in order of first appearance, the samples with both counters; and per
+/// rank the marker timestamps (sorted, as `ordered` comes in time order).
+fn samples_by_rank<'e>(
+    session: &Events<'e>,
+    ordered: impl Iterator<Item = &'e Event>,
+) -> (RankSamples<'e>, HashMap<i64, Vec<i64>>) {
+    let mut markers: HashMap<i64, Vec<i64>> = HashMap::new();
+    let mut ranks: RankSamples<'e> = Vec::new();
+    let mut rank_slot: HashMap<i64, usize> = HashMap::new();
+    // The slot of each source's rank, once looked up (sources are few, events many).
+    let mut source_slot: Vec<Option<usize>> = vec![None; session.sources.len()];
+    for event in ordered {
+        let source = session.source(event);
+        if source.is_marker() {
+            markers
+                .entry(source.rank)
+                .or_default()
+                .push(event.timestamp_ns);
+        }
+        if !source.is_sample()
+            || event.device_used_bytes().is_none()
+            || event.allocator_reserved_bytes().is_none()
+        {
+            continue;
+        }
+        let cached = source_slot.get_mut(event.source as usize);
+        let slot = match cached.as_deref() {
+            Some(Some(slot)) => *slot,
+            _ => {
+                let slot = *rank_slot.entry(source.rank).or_insert_with(|| {
+                    ranks.push((source.rank, Vec::new()));
+                    ranks.len() - 1
+                });
+                if let Some(cached) = cached {
+                    *cached = Some(slot);
+                }
+                slot
+            }
+        };
+        ranks[slot].1.push(event);
+    }
+    (ranks, markers)
 }
 
 /// Sessions with fewer samples are searched for spikes on one thread.
@@ -644,27 +650,7 @@ mod tests {
         let Ok(config) = AttributionConfig::resolve("high", &[]) else {
             panic!("the high preset resolves");
         };
-        let mut ranks: Vec<(i64, Vec<&Event>)> = Vec::new();
-        for event in events.list {
-            let source = events.source(event);
-            if !source.is_sample() {
-                continue;
-            }
-            match ranks.iter_mut().find(|(r, _)| *r == source.rank) {
-                Some((_, samples)) => samples.push(event),
-                None => ranks.push((source.rank, vec![event])),
-            }
-        }
-        let mut markers: HashMap<i64, Vec<i64>> = HashMap::new();
-        for event in events.list {
-            let source = events.source(event);
-            if source.is_marker() {
-                markers
-                    .entry(source.rank)
-                    .or_default()
-                    .push(event.timestamp_ns);
-            }
-        }
+        let (ranks, markers) = samples_by_rank(&events, events.list.iter());
         let one = detect_spikes_from(&ranks, &markers, &config, usize::MAX);
         let two = detect_spikes_from(&ranks, &markers, &config, 0);
         assert!(one.len() >= 3, "spikes on several ranks: {}", one.len());
