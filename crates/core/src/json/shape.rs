@@ -114,17 +114,15 @@ impl Shapes {
             self.resting = REST_PARSES;
             return 0;
         }
-        let mut shape = if self.list.len() < MAX_SHAPES {
-            Shape::default()
-        } else {
-            self.list.pop().unwrap_or_default()
-        };
+        let mut shape = Shape::default();
         if shape.build(tape).is_none() || !shape.verify(tape) {
             return 0;
         }
         shape.id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        shape.hits = 0;
         let id = shape.id;
+        if self.list.len() >= MAX_SHAPES {
+            self.list.pop();
+        }
         self.list.push(shape);
         id
     }
@@ -177,11 +175,8 @@ impl Shape {
         Some(pos)
     }
 
-    /// Cuts the tape's text into runs and slots.
+    /// Cuts the tape's text into runs and slots (of an empty shape).
     fn build(&mut self, tape: &Tape) -> Option<()> {
-        self.runs.clear();
-        self.steps.clear();
-        self.fixed.clear();
         let text = tape.text.as_slice();
         if !matches!(tape.nodes.first(), Some(Node::Object { .. }))
             || tape.nodes.len() > MAX_NODES
