@@ -4,8 +4,8 @@
 //! A file is cut into [`RANGE_BYTES`] ranges ([`plan`]). Each range is parsed on its
 //! own ([`parse_range`]) from a buffer holding the range plus [`SLACK_BYTES`] after
 //! it, so that the record crossing its end can be finished (a range that fails is
-//! read and parsed once more with [`MAX_SLACK_BYTES`], for a longer record). A range other than
-//! the first does not know where its first record starts: it *guesses* (the first
+//! read and parsed once more with [`MAX_SLACK_BYTES`], for a longer record). A range
+//! other than the first does not know where its first record starts: it *guesses* (the first
 //! `}` `,` `{` between records of a JSON array, the first line start of JSONL) and
 //! parses from there until the first record starting at or after its end.
 //!
@@ -61,9 +61,7 @@ impl RangeTask {
             .min(self.file_bytes);
         (from, to - from)
     }
-}
 
-impl RangeTask {
     /// This range with [`MAX_SLACK_BYTES`] of slack, when it has less and its read
     /// stopped short of the end of the file: what to try once more when it fails.
     pub fn widened(&self) -> Option<RangeTask> {
