@@ -3,6 +3,7 @@
 //! canvas should be drawn at, and finding a canvas.
 
 use leptos::prelude::*;
+use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
@@ -14,34 +15,81 @@ pub fn device_pixel_ratio() -> f64 {
         .unwrap_or(1.0)
 }
 
-/// The CSS width (whole pixels) of `element()`, kept current across window resizes and
-/// re-measured after every change of what `retrack` reads (view switches, new data).
-/// Every access is a `try_`: the owner may be a panel that is rebuilt while a frame or
-/// a resize is still on its way.
+/// The CSS width (whole pixels) of `element()`, kept current by a `ResizeObserver`: the
+/// browser reports the size after its own layout, so reading it never forces one (a
+/// `getBoundingClientRect` right after new results forced a layout of them, 25–50 ms, into
+/// the frame that also paints). `retrack` names what may replace the element (a panel
+/// that is rebuilt): the observer moves to the new element. Hidden elements (width 0)
+/// keep the last width. Every access is a `try_`: the owner may be gone by the time the
+/// browser reports.
 pub fn tracked_width(
     element: impl Fn() -> Option<web_sys::Element> + Copy + 'static,
     retrack: impl Fn() + 'static,
 ) -> RwSignal<f64> {
     let width = RwSignal::new(0.0f64);
-    let measure = move || {
-        if let Some(el) = element() {
-            let w = el.get_bounding_client_rect().width().floor();
-            if w > 0.0
-                && width
-                    .try_get_untracked()
-                    .is_some_and(|old| (w - old).abs() > 0.5)
-            {
-                width.try_set(w);
-            }
+    let on_resize = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        let Some(entry) = entries
+            .get(0)
+            .dyn_into::<web_sys::ResizeObserverEntry>()
+            .ok()
+        else {
+            return;
+        };
+        // The border box, as `getBoundingClientRect` measured it.
+        let w = entry
+            .border_box_size()
+            .get(0)
+            .dyn_into::<web_sys::ResizeObserverSize>()
+            .map_or_else(|_| entry.content_rect().width(), |s| s.inline_size())
+            .floor();
+        if w > 0.0
+            && width
+                .try_get_untracked()
+                .is_some_and(|old| (w - old).abs() > 0.5)
+        {
+            width.try_set(w);
         }
-    };
-    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || resize.remove());
-    Effect::new(move |_| {
-        retrack();
-        request_animation_frame(measure);
+    });
+    let observer = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok();
+    let observed = StoredValue::new_local(None::<web_sys::Element>);
+    if let Some(observer) = observer.clone() {
+        Effect::new(move |_| {
+            retrack();
+            let now = element();
+            if observed.try_with_value(|o| *o == now) != Some(false) {
+                return;
+            }
+            if let Some(old) = observed.try_get_value().flatten() {
+                observer.unobserve(&old);
+            }
+            let options = web_sys::ResizeObserverOptions::new();
+            options.set_box(web_sys::ResizeObserverBoxOptions::BorderBox);
+            if let Some(el) = &now {
+                observer.observe_with_options(el, &options);
+            }
+            observed.try_set_value(now);
+        });
+    }
+    // Kept until the owner goes; dropping it disconnects the observer.
+    StoredValue::new_local(Observing {
+        observer,
+        _on_resize: on_resize,
     });
     width
+}
+
+/// A `ResizeObserver` and its callback, disconnected when dropped.
+struct Observing {
+    observer: Option<web_sys::ResizeObserver>,
+    _on_resize: Closure<dyn FnMut(js_sys::Array)>,
+}
+
+impl Drop for Observing {
+    fn drop(&mut self) {
+        if let Some(observer) = &self.observer {
+            observer.disconnect();
+        }
+    }
 }
 
 /// The canvas with this `data-testid`, if it is on the page.

@@ -13,6 +13,7 @@ pub mod paint;
 pub mod permalink;
 pub mod sort_header;
 pub mod state;
+pub mod tasks;
 pub mod trace;
 pub mod worker_client;
 pub mod workers;
@@ -253,9 +254,29 @@ fn ViewTabs() -> impl IntoView {
 }
 
 /// One view's panel; hidden (but kept, with its state) while another view is selected.
+///
+/// Only the selected view is built as the page starts; the other one is built a task
+/// later (or at once when it is selected first). Building both in the page's first task
+/// took 55–80 ms before the browser had compiled the page's code, a long task on every
+/// cold start.
 #[component]
-fn ViewPanel(view: View, children: Children) -> impl IntoView {
+fn ViewPanel(view: View, children: ChildrenFn) -> impl IntoView {
     let state = expect_context::<AppState>();
+    let built = RwSignal::new(state.view.get_untracked() == view);
+    // Once: setting it again would build the view anew, losing what its elements hold.
+    let build = move || {
+        if built.try_get_untracked() == Some(false) {
+            built.set(true);
+        }
+    };
+    Effect::new(move |_| {
+        if state.view.get() == view {
+            build();
+        }
+    });
+    if !built.get_untracked() {
+        set_timeout(build, BUILD_LATER);
+    }
     view! {
         <section
             class="view-panel"
@@ -264,7 +285,11 @@ fn ViewPanel(view: View, children: Children) -> impl IntoView {
             aria-labelledby=format!("tab-{}", view.as_str())
             hidden=move || state.view.get() != view
         >
-            {children()}
+            {move || built.get().then(|| children())}
         </section>
     }
 }
+
+/// When the view that is not shown at start is built: after the shown one has painted
+/// and its worker has started.
+const BUILD_LATER: std::time::Duration = std::time::Duration::from_millis(400);

@@ -20,3 +20,4 @@ pub mod phases;
 pub mod py;
 pub mod trace;
 pub mod view;
+pub mod wire;

@@ -2,12 +2,10 @@
 //! `shardscope explore --all`), virtualised: only the rows in view are in the DOM, so
 //! 28,800 rows scroll smoothly. A search box takes the CLI's baseline syntax.
 
-use std::sync::Arc;
-
 use leptos::ev::{Event, KeyboardEvent};
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::explore::{all_rows_html, find_config, latency_order, short_key};
+use shardscope_core::view::explore::{all_rows_html, find_config, short_key};
 use wasm_bindgen::JsCast;
 
 use super::super::state::AppState;
@@ -29,12 +27,11 @@ pub fn AllConfigs() -> impl IntoView {
     let scroll_top = RwSignal::new(0.0f64);
     let search_error = RwSignal::new(None::<String>);
     let scroller = NodeRef::<html::Div>::new();
-    let order = Memo::new(move |_| {
+    let total = move || {
         explore
             .answer
-            .with(|a| a.as_ref().map(|a| Arc::new(latency_order(&a.points))))
-    });
-    let total = move || order.with(|o| o.as_ref().map_or(0, |o| o.len()));
+            .with(|a| a.as_ref().map_or(0, |a| a.points.len()))
+    };
     let selected_index = move || {
         let key = explore.selected.get()?;
         explore.answer.with(|a| {
@@ -49,15 +46,20 @@ pub fn AllConfigs() -> impl IntoView {
         let first = ((scroll_top.get() / ROW_PX) as usize).saturating_sub(SPARE_ROWS);
         let count = (VIEW_PX / ROW_PX) as usize + 2 * SPARE_ROWS;
         let sel = selected_index();
-        let Some(order) = order.get() else {
-            return String::new();
-        };
-        let body = explore.answer.with(|a| {
+        explore.answer.with(|a| {
             a.as_ref()
-                .map(|a| all_rows_html(&a.points, &order, first, count, &a.request.sweep, sel))
+                .map(|a| {
+                    all_rows_html(
+                        &a.points,
+                        &a.points.order,
+                        first,
+                        count,
+                        &a.request.sweep,
+                        sel,
+                    )
+                })
                 .unwrap_or_default()
-        });
-        body
+        })
     };
     // Spacers above and below the rendered rows keep the scrollbar true to every row.
     // Their heights go through the CSSOM (`style:`), never a `style` attribute: the
@@ -105,10 +107,11 @@ pub fn AllConfigs() -> impl IntoView {
                 search_error.set(None);
                 open.set(true);
                 select(key);
-                let position = order
-                    .with_untracked(|o| {
-                        o.as_ref()
-                            .and_then(|o| o.iter().position(|&x| x as usize == i))
+                let position = explore
+                    .answer
+                    .with_untracked(|a| {
+                        a.as_ref()
+                            .and_then(|a| a.points.order.iter().position(|&x| x as usize == i))
                     })
                     .unwrap_or(0);
                 let top = (position as f64 * ROW_PX - VIEW_PX / 2.0).max(0.0);

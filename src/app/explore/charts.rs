@@ -2,6 +2,9 @@
 //! view, each a core scene (`view::charts`) painted on a HiDPI canvas whenever its data
 //! or the canvas width changes.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use leptos::ev::MouseEvent;
 use leptos::html;
 use leptos::prelude::*;
@@ -9,18 +12,22 @@ use shardscope_core::view::charts::{batch_hit, batch_scene, sensitivity_scene, B
 use shardscope_core::view::scene::Scene;
 
 use super::super::canvas::{canvas_by_testid, device_pixel_ratio, tracked_width};
-use super::super::paint::paint;
+use super::super::paint::paint_sliced;
 use super::super::state::{AppState, View};
 use super::super::workers::WorkersHandle;
 use super::jobs::{cancel_batch, run_batch, schedule_sweep, BATCHES};
 
-/// A canvas `testid` of `height` CSS px showing `scene(width, scale)`.
+/// A canvas `testid` of `height` CSS px showing `scene(width, scale)`, painted in slices
+/// of at most 12 ms from the next frame on (a batch view's first paint took ~12 ms of
+/// the task that received it before the browser had optimised the page). `painted` runs
+/// with the CSS width once the whole picture is on the canvas.
 #[component]
 fn ChartCanvas(
     testid: &'static str,
     label: &'static str,
     height: f64,
     scene: impl Fn(f64, f64) -> Option<Scene> + Send + Sync + 'static,
+    #[prop(optional, into)] painted: Option<Callback<f64>>,
 ) -> impl IntoView {
     let state = expect_context::<AppState>();
     let canvas_ref = NodeRef::<html::Canvas>::new();
@@ -29,17 +36,28 @@ fn ChartCanvas(
         move || canvas_ref.try_get_untracked().flatten().map(Into::into),
         move || state.view.track(),
     );
+    let token = Rc::new(Cell::new(0u64));
     Effect::new(move |_| {
         let w = width.get();
         if w <= 1.0 || state.view.get() != View::Explore {
             return;
         }
-        if let (Some(canvas), Some(picture)) = (canvas_ref.get(), scene(w, device_pixel_ratio())) {
-            if let Err(e) = paint(&canvas, &picture) {
-                web_sys::console::warn_1(&e.into());
-            }
-            let _ = canvas.set_attribute("data-drawn", "true");
-        }
+        let (Some(canvas), Some(picture)) = (canvas_ref.get(), scene(w, device_pixel_ratio()))
+        else {
+            return;
+        };
+        token.set(token.get() + 1);
+        let token = Rc::clone(&token);
+        request_animation_frame(move || {
+            let target = canvas.clone();
+            let done: Rc<dyn Fn()> = Rc::new(move || {
+                let _ = target.set_attribute("data-drawn", "true");
+                if let Some(painted) = painted {
+                    painted.run(w);
+                }
+            });
+            paint_sliced(canvas, Rc::new(picture), 12.0, token, done);
+        });
     });
     view! {
         <canvas
@@ -106,21 +124,20 @@ pub fn BatchView() -> impl IntoView {
             schedule_sweep(state, workers, pending);
         }
     };
-    // Where one point is drawn (CSS px), for tests and tools: `data-probe="x,y"`.
-    Effect::new(move |_| {
-        let probe = explore.batch.with(|p| {
+    // Where one point is drawn (CSS px), for tests and tools: `data-probe="x,y"` on the
+    // canvas, set once its picture is painted.
+    let mark_probe = move |width: f64| {
+        let probe = explore.batch.with_untracked(|p| {
             let p = p.as_ref()?;
-            let canvas = canvas_by_testid("batch-canvas")?;
-            let width = canvas.get_bounding_client_rect().width();
             let axes = BatchAxes::fit(p, width, BATCH_HEIGHT)?;
             let series = p.series.iter().find(|s| !s.points.is_empty())?;
             let (x, y) = axes.pos(series.points[0]);
-            Some((canvas, format!("{x:.1},{y:.1}")))
+            Some(format!("{x:.1},{y:.1}"))
         });
-        if let Some((canvas, text)) = probe {
+        if let (Some(text), Some(canvas)) = (probe, canvas_by_testid("batch-canvas")) {
             let _ = canvas.set_attribute("data-probe", &text);
         }
-    });
+    };
     let tooltip = move || {
         let (b, k, x, y) = hover.get()?;
         let text = explore.batch.with(|p| {
@@ -206,6 +223,7 @@ pub fn BatchView() -> impl IntoView {
                     label="Throughput per PE against throughput per user for each batch size's frontier"
                     height=BATCH_HEIGHT
                     scene=move |w, s| explore.batch.with(|r| r.as_ref().map(|r| batch_scene(r, w, BATCH_HEIGHT, s)))
+                    painted=mark_probe
                 />
                 {tooltip}
             </div>

@@ -172,6 +172,9 @@ pub fn CustomEditor(
                 on:change=on_file
             />
             <p class="small muted" role="status">{move || message.get()}</p>
+            // Built only while open (two editors' fields were a fifth of the view, and
+            // every settings change listed them again).
+            <Show when=move || open.get()>
             <div class="custom-fields">
                 // Keyed by field and value: typing in one field keeps the others (and
                 // the focus) in place; a reset re-renders the fields it changes.
@@ -207,6 +210,7 @@ pub fn CustomEditor(
                     }
                 />
             </div>
+            </Show>
         </details>
     }
 }

@@ -25,6 +25,7 @@ use super::canvas::canvas_by_testid;
 use super::download::save_canvas_png;
 use super::sort_header::sort_header;
 use super::state::{AppState, ParetoSort, Phase, View};
+use super::tasks::Later;
 use super::workers::WorkersHandle;
 use crate::protocol::ExportFormat;
 use all::AllConfigs;
@@ -489,21 +490,27 @@ pub fn ExploreView() -> impl IntoView {
         state.explore.pinned.track();
         jobs::evaluate_pinned(state, workers);
     });
+    // Built in three tasks (see `tasks::Later`): in one, the view took 60–100 ms to build
+    // on a cold page.
     view! {
         <div class="explore-view">
             <ExploreSettingsPanel pending=pending />
             <div class="main-column">
-                <Summary />
-                <section class="card scatter-card" aria-label="Latency against PEs">
-                    <Scatter />
-                </section>
-                <div class="below-timeline">
-                    <ConfigDetail />
-                    <PinnedCompare />
-                </div>
-                <ParetoTable />
-                <AllConfigs />
-                <BatchView />
+                <Later>
+                    <Summary />
+                    <section class="card scatter-card" aria-label="Latency against PEs">
+                        <Scatter />
+                    </section>
+                    <Later>
+                        <div class="below-timeline">
+                            <ConfigDetail />
+                            <PinnedCompare />
+                        </div>
+                        <ParetoTable />
+                        <AllConfigs />
+                        <BatchView />
+                    </Later>
+                </Later>
             </div>
         </div>
     }

@@ -15,6 +15,7 @@ use shardscope_core::view::explore::{
 use shardscope_core::view::scatter::{
     nearest_point, scatter_scene, ScatterMap, ScatterRange, ScatterSpec,
 };
+use shardscope_core::view::scene::Scene;
 
 use super::super::canvas::{device_pixel_ratio, tracked_width};
 use super::super::now_ms;
@@ -22,6 +23,16 @@ use super::super::paint::{mark_paint_ms, paint_sliced};
 use super::super::state::{AppState, View};
 use super::super::workers::WorkersHandle;
 use super::jobs::evaluate;
+
+/// How soon the scatter is painted again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Redraw {
+    None,
+    /// In the next frame (a hover, a selection: the picture is ready in a few ms).
+    Now,
+    /// Built after the next frame, painted in the one after (new sweep, new size).
+    AfterLayout,
+}
 
 /// CSS height of the scatter.
 const HEIGHT: f64 = 440.0;
@@ -75,12 +86,10 @@ pub fn Scatter() -> impl IntoView {
         })
     };
 
-    let scheduled = Rc::new(Cell::new(false));
     let paint_token = Rc::new(Cell::new(0u64));
-    let draw = move || {
-        let (Some(canvas), Some(m)) = (canvas_ref.get_untracked(), map.get_untracked()) else {
-            return;
-        };
+    // The picture of the current state, built in the core; `None` before the first sweep.
+    let scene = move || -> Option<(Scene, f64)> {
+        let m = map.get_untracked()?;
         let selected = explore.selected.get_untracked().and_then(|k| index_of(&k));
         let pinned: Vec<usize> = explore
             .pinned
@@ -89,11 +98,8 @@ pub fn Scatter() -> impl IntoView {
             .filter_map(|k| index_of(k))
             .collect();
         let started = now_ms();
-        let token = Rc::clone(&paint_token);
         explore.answer.with_untracked(|a| {
-            let Some(a) = a.as_ref() else {
-                return;
-            };
+            let a = a.as_ref()?;
             let emax = a
                 .points
                 .efficiency
@@ -113,46 +119,70 @@ pub fn Scatter() -> impl IntoView {
                 efficiency_max: emax,
                 color_by: explore.color_by.get_untracked(),
             });
-            token.set(token.get() + 1);
-            let target = canvas.clone();
-            let done: Rc<dyn Fn()> = Rc::new(move || {
-                // Wall time to the last slice (frames in between included).
-                mark_paint_ms(&target, started);
-            });
-            paint_sliced(
-                canvas.clone(),
-                Rc::new(scene),
-                12.0,
-                Rc::clone(&token),
-                done,
-            );
+            Some((scene, started))
+        })
+    };
+    let paint = move |scene: Scene, started: f64| {
+        let Some(canvas) = canvas_ref.get_untracked() else {
+            return;
+        };
+        paint_token.set(paint_token.get() + 1);
+        let target = canvas.clone();
+        let done: Rc<dyn Fn()> = Rc::new(move || {
+            // Wall time to the last slice (frames in between included).
+            mark_paint_ms(&target, started);
+        });
+        paint_sliced(canvas, Rc::new(scene), 12.0, Rc::clone(&paint_token), done);
+    };
+    let paint = Rc::new(paint);
+    // One picture per frame. A new sweep's picture is built in a task of its own between
+    // two frames and painted in the second: the first frame lays out the new results
+    // (tens of milliseconds on a cold page), which the picture must not join.
+    let pending = Rc::new(Cell::new(Redraw::None));
+    let schedule = move |kind: Redraw| {
+        let before = pending.get();
+        pending.set(before.max(kind));
+        if before != Redraw::None {
+            return;
+        }
+        let pending = Rc::clone(&pending);
+        let paint = Rc::clone(&paint);
+        request_animation_frame(move || match pending.replace(Redraw::None) {
+            Redraw::None => {}
+            Redraw::Now => {
+                if let Some((picture, started)) = scene() {
+                    paint(picture, started);
+                }
+            }
+            Redraw::AfterLayout => set_timeout(
+                move || {
+                    if let Some((picture, started)) = scene() {
+                        request_animation_frame(move || paint(picture, started));
+                    }
+                },
+                std::time::Duration::ZERO,
+            ),
         });
     };
-    let draw = Rc::new(draw);
-    let schedule = {
-        let scheduled = Rc::clone(&scheduled);
-        move || {
-            if scheduled.replace(true) {
-                return;
+    let schedule = Rc::new(schedule);
+    {
+        let schedule = Rc::clone(&schedule);
+        Effect::new(move |_| {
+            map.track();
+            explore.answer.track();
+            explore.infeasible.track();
+            explore.color_by.track();
+            if state.view.get() == View::Explore {
+                schedule(Redraw::AfterLayout);
             }
-            let scheduled = Rc::clone(&scheduled);
-            let draw = Rc::clone(&draw);
-            request_animation_frame(move || {
-                scheduled.set(false);
-                draw();
-            });
-        }
-    };
+        });
+    }
     Effect::new(move |_| {
-        map.track();
-        explore.answer.track();
         explore.selected.track();
         explore.pinned.track();
-        explore.infeasible.track();
-        explore.color_by.track();
         hover.track();
         if state.view.get() == View::Explore {
-            schedule();
+            schedule(Redraw::Now);
         }
     });
 

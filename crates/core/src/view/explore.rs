@@ -272,7 +272,17 @@ pub struct Points {
     /// Per configuration: indices into the sweep's options of cp, tp, pp, dp, kv, ffn,
     /// tpp, cpp, ring.
     pub knobs: Vec<[u8; 9]>,
+    /// `log2(pes)` and `log10(latency_ns)`, the scatter's axes: computed once where the
+    /// sweep runs (the worker), so the page's every paint and hover is arithmetic only
+    /// (two logarithms per config were 17 ms of a paint before the browser optimised).
+    pub lg_pes: Vec<f32>,
+    pub lg_latency: Vec<f32>,
+    /// Every index, fastest first ([`Sweep::latency_order`], `shardscope explore --all`).
+    pub order: Vec<u32>,
 }
+
+/// The size of one configuration in [`Points::to_bytes`].
+const BYTES_PER_POINT: usize = 8 + 4 + 4 + 1 + 9 + 4 + 4 + 4;
 
 pub const FEASIBLE: u8 = 1;
 pub const FRONTIER: u8 = 2;
@@ -361,10 +371,16 @@ impl Points {
             efficiency: Vec::with_capacity(n),
             flags: Vec::with_capacity(n),
             knobs: Vec::with_capacity(n),
+            lg_pes: Vec::with_capacity(n),
+            lg_latency: Vec::with_capacity(n),
+            order: sw.latency_order(),
         };
         for (i, s) in sw.scores.iter().enumerate() {
             p.latency_ns.push(s.total_latency_ns);
             p.pes.push(u32::try_from(s.pes_used).unwrap_or(u32::MAX));
+            p.lg_pes.push((s.pes_used.max(1) as f64).log2() as f32);
+            p.lg_latency
+                .push(s.total_latency_ns.max(1e-9).log10() as f32);
             p.efficiency.push(s.efficiency_score as f32);
             let sla_ok = sw.sla.get(i).is_none_or(|o| o.ok);
             p.flags.push(
@@ -423,9 +439,9 @@ impl Points {
         })
     }
 
-    /// 26 bytes per configuration, little-endian, column after column.
+    /// 38 bytes per configuration, little-endian, column after column.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(4 + self.len() * 26);
+        let mut out = Vec::with_capacity(4 + self.len() * BYTES_PER_POINT);
         out.extend((self.len() as u32).to_le_bytes());
         self.latency_ns
             .iter()
@@ -436,13 +452,18 @@ impl Points {
             .for_each(|v| out.extend(v.to_le_bytes()));
         out.extend(&self.flags);
         self.knobs.iter().for_each(|k| out.extend(k));
+        self.lg_pes.iter().for_each(|v| out.extend(v.to_le_bytes()));
+        self.lg_latency
+            .iter()
+            .for_each(|v| out.extend(v.to_le_bytes()));
+        self.order.iter().for_each(|v| out.extend(v.to_le_bytes()));
         out
     }
 
     /// Back from [`Points::to_bytes`]; `None` for a buffer of the wrong size.
     pub fn from_bytes(bytes: &[u8]) -> Option<Points> {
         let n = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
-        if bytes.len() != 4 + n * 26 {
+        if bytes.len() != 4 + n * BYTES_PER_POINT {
             return None;
         }
         let mut at = 4;
@@ -468,12 +489,29 @@ impl Points {
             .chunks_exact(9)
             .map(|c| c.try_into().unwrap_or([0; 9]))
             .collect();
+        let f32s = |b: &[u8]| -> Vec<f32> {
+            b.chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+                .collect()
+        };
+        let lg_pes = f32s(take(n * 4));
+        let lg_latency = f32s(take(n * 4));
+        let order: Vec<u32> = take(n * 4)
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+            .collect();
+        if order.iter().any(|&i| i as usize >= n) {
+            return None;
+        }
         Some(Points {
             latency_ns,
             pes,
             efficiency,
             flags,
             knobs,
+            lg_pes,
+            lg_latency,
+            order,
         })
     }
 }
@@ -551,14 +589,6 @@ pub fn pareto_rows_html(rows: &[ConfigScore], selected: Option<&str>) -> String 
         html.push_str("</tr>");
     }
     html
-}
-
-/// Every configuration's index, fastest first (stable over the enumeration order, as
-/// `shardscope explore --all` lists them).
-pub fn latency_order(points: &Points) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..points.len() as u32).collect();
-    order.sort_by(|&a, &b| points.latency_ns[a as usize].total_cmp(&points.latency_ns[b as usize]));
-    order
 }
 
 /// Rows `order[from..from + count]` of the all-configurations table (`config-row`, with
@@ -884,7 +914,7 @@ mod tests {
         let req = resolve(&ExploreSettings::default()).unwrap();
         let sw = sweep(&req.model, &req.machine, &req.sweep).unwrap();
         let points = Points::from_sweep(&sw);
-        let order = latency_order(&points);
+        let order = &points.order;
         assert_eq!(order.len(), points.len());
         assert!(order
             .windows(2)
@@ -900,7 +930,7 @@ mod tests {
                 "row {k}"
             );
         }
-        let html = all_rows_html(&points, &order, 10, 25, &req.sweep, None);
+        let html = all_rows_html(&points, order, 10, 25, &req.sweep, None);
         assert_eq!(html.matches("data-testid=\"config-row\"").count(), 25);
         let i = find_config(
             &points,

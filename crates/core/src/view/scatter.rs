@@ -91,6 +91,23 @@ impl ScatterMap {
         );
         self.y1() - (latency_ns.max(1e-9).log10() - a) / (b - a).max(1e-9) * (self.y1() - self.y0())
     }
+    /// [`Self::x`] and [`Self::y`] for many points: from the points' own logarithms
+    /// ([`Points::lg_pes`], [`Points::lg_latency`]), with this map's logarithms taken once.
+    pub fn projection(&self) -> Projection {
+        let (ax, bx) = (self.range.pes_min.log2(), self.range.pes_max.log2());
+        let (ay, by) = (
+            self.range.latency_min_ns.log10(),
+            self.range.latency_max_ns.log10(),
+        );
+        let kx = (self.x1() - self.x0()) / (bx - ax).max(1e-9);
+        let ky = (self.y1() - self.y0()) / (by - ay).max(1e-9);
+        Projection {
+            x_at_0: self.x0() - ax * kx,
+            kx,
+            y_at_0: self.y1() + ay * ky,
+            ky,
+        }
+    }
     /// The inverse of [`Self::x`].
     pub fn pes_at(&self, x: f64) -> f64 {
         let (a, b) = (self.range.pes_min.log2(), self.range.pes_max.log2());
@@ -106,6 +123,25 @@ impl ScatterMap {
     }
     pub fn in_plot(&self, x: f64, y: f64) -> bool {
         (self.x0()..=self.x1()).contains(&x) && (self.y0()..=self.y1()).contains(&y)
+    }
+}
+
+/// A [`ScatterMap`]'s axes as two linear maps of logarithms.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Projection {
+    x_at_0: f64,
+    kx: f64,
+    y_at_0: f64,
+    ky: f64,
+}
+
+impl Projection {
+    /// CSS px of point `i`.
+    pub fn xy(&self, points: &Points, i: usize) -> (f64, f64) {
+        (
+            self.x_at_0 + f64::from(points.lg_pes[i]) * self.kx,
+            self.y_at_0 - f64::from(points.lg_latency[i]) * self.ky,
+        )
     }
 }
 
@@ -211,10 +247,11 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
     );
 
     let points = spec.points;
+    let at = m.projection();
     // Positions once; points outside the plot are left out (NaN).
     let xy: Vec<(f64, f64)> = (0..points.len())
         .map(|i| {
-            let (x, y) = (m.x(f64::from(points.pes[i])), m.y(points.latency_ns[i]));
+            let (x, y) = at.xy(points, i);
             if shown(points, i, spec.infeasible) && m.in_plot(x, y) {
                 (x, y)
             } else {
@@ -300,10 +337,8 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
     });
     let mut steps: Vec<(f64, f64)> = Vec::new();
     for &i in &frontier {
-        let (x, y) = (
-            m.x(f64::from(points.pes[i])).clamp(x0, x1),
-            m.y(points.latency_ns[i]).clamp(y0, y1),
-        );
+        let (x, y) = at.xy(points, i);
+        let (x, y) = (x.clamp(x0, x1), y.clamp(y0, y1));
         if let Some(&(_, py)) = steps.last() {
             steps.push((x * s, py));
         }
@@ -312,7 +347,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
     scene.line(steps, palette::INK, 1.5 * s);
     let mut drawn = std::collections::HashSet::new();
     for &i in frontier.iter().filter(|&&i| visible(i)) {
-        let (x, y) = (m.x(f64::from(points.pes[i])), m.y(points.latency_ns[i]));
+        let (x, y) = at.xy(points, i);
         if !drawn.insert((x.round() as i32, y.round() as i32)) {
             continue;
         }
@@ -322,7 +357,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
     }
     for (n, &i) in spec.pinned.iter().enumerate() {
         if i < points.len() && visible(i) {
-            let (x, y) = (m.x(f64::from(points.pes[i])), m.y(points.latency_ns[i]));
+            let (x, y) = at.xy(points, i);
             scene.circle(x * s, y * s, 8.0 * s, palette::VERMILLION, false);
             scene.text(
                 (x + 9.0) * s,
@@ -340,7 +375,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         (spec.selected, palette::INK, 9.0),
     ] {
         if let Some(i) = i.filter(|&i| i < points.len() && visible(i)) {
-            let (x, y) = (m.x(f64::from(points.pes[i])), m.y(points.latency_ns[i]));
+            let (x, y) = at.xy(points, i);
             scene.circle(x * s, y * s, r * s, color, false);
             scene.circle(x * s, y * s, (r + 1.5) * s, palette::WHITE, false);
         }
@@ -413,11 +448,12 @@ pub fn nearest_point(
     radius: f64,
 ) -> Option<usize> {
     let mut best: Option<(f64, bool, usize)> = None;
+    let at = map.projection();
     for i in 0..points.len() {
         if !shown(points, i, infeasible) {
             continue;
         }
-        let (px, py) = (map.x(f64::from(points.pes[i])), map.y(points.latency_ns[i]));
+        let (px, py) = at.xy(points, i);
         let d = (px - x).hypot(py - y);
         if d > radius {
             continue;
@@ -505,5 +541,24 @@ mod tests {
         assert_eq!(nearest_point(&p, &map, false, -50.0, -50.0, 6.0), None);
         assert!((map.pes_at(map.x(64.0)) - 64.0).abs() < 1e-6);
         assert!((map.latency_at(map.y(3.5e6)) / 3.5e6 - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_projection_of_the_points_logarithms_is_the_map_within_a_thousandth_of_a_pixel() {
+        let p = points();
+        let map = ScatterMap {
+            width: 1000.0,
+            height: 440.0,
+            range: ScatterRange::fit(&p, true).unwrap(),
+        };
+        let at = map.projection();
+        let mut worst = 0.0f64;
+        for i in (0..p.len()).filter(|&i| p.latency_ns[i] > 0.0) {
+            let (x, y) = at.xy(&p, i);
+            worst = worst
+                .max((x - map.x(f64::from(p.pes[i]))).abs())
+                .max((y - map.y(p.latency_ns[i])).abs());
+        }
+        assert!(worst < 1e-3, "{worst} px");
     }
 }
