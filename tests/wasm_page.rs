@@ -339,7 +339,8 @@ async fn app_mounts_switches_views_and_reports_a_missing_worker() {
         "worker-status",
         "permalink",
     ] {
-        assert!(by_testid(id).is_some(), "missing data-testid={id}");
+        // The views are built in parts, a task each (`app::tasks::Later`).
+        wait_for(&format!("data-testid={id}"), || by_testid(id).is_some()).await;
     }
     assert_eq!(attr("view-trace", "aria-selected").as_deref(), Some("true"));
     assert_eq!(attr("trace-status", "data-state").as_deref(), Some("idle"));

@@ -255,27 +255,29 @@ fn ViewTabs() -> impl IntoView {
 
 /// One view's panel; hidden (but kept, with its state) while another view is selected.
 ///
-/// Only the selected view is built as the page starts; the other one is built a task
-/// later (or at once when it is selected first). Building both in the page's first task
-/// took 55–80 ms before the browser had compiled the page's code, a long task on every
-/// cold start.
+/// Neither view is built in the page's first task (which starts the wasm), and each is
+/// built in parts (`tasks::Later`): building both in that first task took 55–80 ms before
+/// the browser had compiled the page's code, a long task on every cold start.
 #[component]
 fn ViewPanel(view: View, children: ChildrenFn) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let built = RwSignal::new(state.view.get_untracked() == view);
+    let built = RwSignal::new(false);
     // Once: setting it again would build the view anew, losing what its elements hold.
     let build = move || {
         if built.try_get_untracked() == Some(false) {
             built.set(true);
         }
     };
+    // The selected view in the task after the page's first (wasm start, header), the
+    // other one a task after that (or as soon as it is selected): both are on the page,
+    // hooks and all, long before the workers have started.
     Effect::new(move |_| {
         if state.view.get() == view {
-            build();
+            tasks::next_task(build);
         }
     });
-    if !built.get_untracked() {
-        set_timeout(build, BUILD_LATER);
+    if state.view.get_untracked() != view {
+        tasks::next_task(move || tasks::next_task(build));
     }
     view! {
         <section
@@ -289,7 +291,3 @@ fn ViewPanel(view: View, children: ChildrenFn) -> impl IntoView {
         </section>
     }
 }
-
-/// When the view that is not shown at start is built: after the shown one has painted
-/// and its worker has started.
-const BUILD_LATER: std::time::Duration = std::time::Duration::from_millis(400);

@@ -14,6 +14,7 @@ pub mod jobs;
 pub mod scatter;
 
 use leptos::ev::{Event, KeyboardEvent};
+use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::explorer::{
     ConfigScore, EfficiencyMode, Mode, Scope, MACHINE_PRESETS, MODEL_PRESETS,
@@ -244,6 +245,7 @@ fn ExploreSettingsPanel(pending: StoredValue<u64>) -> impl IntoView {
                 {preset_select(Subject::Machine, "Machine", machine_open)}
                 <p class="field-error" role="alert">{error("machine")}</p>
                 <CustomEditor kind=Subject::Machine pending=pending open=machine_open />
+                <Later>
                 {select(
                     "mode-select",
                     "Mode",
@@ -268,13 +270,17 @@ fn ExploreSettingsPanel(pending: StoredValue<u64>) -> impl IntoView {
                     |s| s.efficiency.as_str().to_string(),
                     |s, v| if let Ok(m) = v.parse() { s.efficiency = m },
                 )}
+                </Later>
             </section>
+            <Later>
             <section class="card" aria-labelledby="sla-title">
                 <h2 id="sla-title">"Serving objectives"</h2>
                 {number("sla-ttft-input", "sla_ttft_ms", "Time to first token ≤", "ms", "none", |s| s.sla_ttft_ms.clone(), |s, v| s.sla_ttft_ms = v)}
                 {number("sla-tpot-input", "sla_tpot_ms", "Time per output token ≤", "ms", "none", |s| s.sla_tpot_ms.clone(), |s, v| s.sla_tpot_ms = v)}
                 <p class="muted small">"Configs that miss an objective are drawn faded and leave the frontier."</p>
             </section>
+            </Later>
+            // Not deferred: `explore-status` is there as soon as the view is.
             <section class="card status-card" aria-label="Sweep status">
                 <p
                     class="trace-status"
@@ -297,6 +303,7 @@ fn ExploreSettingsPanel(pending: StoredValue<u64>) -> impl IntoView {
                     <label for="infeasible-toggle">"Show configs that do not fit"</label>
                 </div>
             </section>
+            <Later>
             <section class="card exports" aria-labelledby="explore-exports-title">
                 <h2 id="explore-exports-title">"Export"</h2>
                 <div class="button-row">
@@ -314,6 +321,7 @@ fn ExploreSettingsPanel(pending: StoredValue<u64>) -> impl IntoView {
                     </button>
                 </div>
             </section>
+            </Later>
         </aside>
     }
 }
@@ -390,10 +398,19 @@ fn ParetoTable() -> impl IntoView {
             k != ParetoSort::Efficiency
         })
     };
-    let html = move || {
+    // The rows, as `<tbody>` chunks after the `<thead>` (see `pareto_rows_html`).
+    let table_ref = NodeRef::<html::Table>::new();
+    Effect::new(move |_| {
         let selected = explore.selected.get();
-        rows.with(|r| pareto_rows_html(r, selected.as_deref()))
-    };
+        let html = rows.with(|r| pareto_rows_html(r, selected.as_deref()));
+        let Some(table) = table_ref.get() else {
+            return;
+        };
+        while let Ok(Some(old)) = table.query_selector("tbody") {
+            old.remove();
+        }
+        let _ = table.insert_adjacent_html("beforeend", &html);
+    });
     let key_of = |target: Option<web_sys::EventTarget>| -> Option<String> {
         let element = target?.dyn_into::<web_sys::Element>().ok()?;
         element
@@ -436,7 +453,14 @@ fn ParetoTable() -> impl IntoView {
                 <span class="muted small">" (no other config is both faster and smaller)"</span>
             </h3>
             <div class="table-scroll">
-                <table class="pareto-table">
+                <table
+                    class="pareto-table frontier-table"
+                    node_ref=table_ref
+                    tabindex="0"
+                    aria-label="Frontier configurations: arrow keys move the selection"
+                    on:click=move |ev| select(key_of(ev.target()))
+                    on:keydown=on_key
+                >
                     <thead>
                         <tr>
                             <th scope="col">"cp"</th>
@@ -453,13 +477,6 @@ fn ParetoTable() -> impl IntoView {
                             <th scope="col" class="num">"HBM"</th>
                         </tr>
                     </thead>
-                    <tbody
-                        tabindex="0"
-                        aria-label="Frontier configurations: arrow keys move the selection"
-                        on:click=move |ev| select(key_of(ev.target()))
-                        on:keydown=on_key
-                        inner_html=html
-                    ></tbody>
                 </table>
             </div>
         </section>

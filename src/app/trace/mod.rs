@@ -20,6 +20,7 @@ use shardscope_core::view::scene::palette;
 use shardscope_core::view::timeline_scene::class_color;
 
 use super::state::{AppState, Phase, Problem, View};
+use super::tasks::Later;
 use super::workers::WorkersHandle;
 use detail::IntervalDetail;
 use input::{take_drop, walk_entries, Dropped};
@@ -170,14 +171,19 @@ pub fn TraceView() -> impl IntoView {
 
     view! {
         <div class="trace-view" class:dragging=move || dragging.get()>
+            // Built in parts, a task each (see `tasks::Later`): the page's first task
+            // (wasm start, this view) took 55–100 ms on a cold page in one piece, and the
+            // first results 40 ms.
             <aside class="sidebar" aria-label="Trace settings">
                 <TraceInput />
                 <TraceStatus />
-                <TraceSettingsPanel />
-                <TraceExports />
+                <Later>
+                    <TraceSettingsPanel />
+                    <TraceExports />
+                </Later>
             </aside>
             <div class="main-column" aria-busy=move || if busy() { "true" } else { "false" }>
-                <Show when=loaded fallback=|| view! { <EmptyState /> }>
+                <Show when=loaded fallback=|| view! { <Later><EmptyState /></Later> }>
                     <section class="card timeline-card" aria-label="Timeline">
                         <div class="timeline-toolbar">
                             <Legend />
@@ -197,11 +203,13 @@ pub fn TraceView() -> impl IntoView {
                         </div>
                         <Timeline />
                     </section>
-                    <div class="below-timeline">
-                        <IntervalDetail />
-                        <RankSummary />
-                    </div>
-                    <ResultsTable />
+                    <Later>
+                        <div class="below-timeline">
+                            <IntervalDetail />
+                            <RankSummary />
+                        </div>
+                        <ResultsTable />
+                    </Later>
                 </Show>
             </div>
             <div class="drop-overlay" aria-hidden="true">
