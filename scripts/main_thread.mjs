@@ -9,8 +9,11 @@
 
 /** Put a named instant on the trace's clock (a `performance.mark`). */
 export async function mark(page, name) {
-  await page.evaluate((n) => performance.mark(n), name);
+  await page.evaluate((n) => performance.mark(n), PREFIX + name);
 }
+
+/** Our marks, told from the navigation-timing marks every page has. */
+const PREFIX = 'bench:';
 
 export class MainThreadTrace {
   static async start(page) {
@@ -40,17 +43,22 @@ export class MainThreadTrace {
   }
 }
 
-/** The tasks of the renderer main thread that holds the page's marks (or the busiest). */
+/**
+ * The tasks of the renderer main thread that holds the page's marks. Put one mark at
+ * least: a new browser also runs pages of its own (Chrome's internal pages), and the
+ * busiest renderer is not always the page's.
+ */
 export function tasksOf(events) {
-  const marks = events.filter((e) => e.cat === 'blink.user_timing' && (e.ph === 'R' || e.ph === 'I' || e.ph === 'n' || e.ph === 'b'));
+  const marks = events.filter((e) => e.cat === 'blink.user_timing' && e.name.startsWith(PREFIX));
   const mains = events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
   const taskEvents = events.filter((e) => e.name === 'ThreadControllerImpl::RunTask' && e.ph === 'X');
   const busy = new Map();
   for (const e of taskEvents) busy.set(`${e.pid}:${e.tid}`, (busy.get(`${e.pid}:${e.tid}`) || 0) + e.dur);
   const markPids = new Set(marks.map((m) => m.pid));
+  if (markPids.size === 0) throw new Error('no mark in the trace: which renderer is the page?');
   const candidates = mains
     .map((m) => `${m.pid}:${m.tid}`)
-    .filter((k) => markPids.size === 0 || markPids.has(Number(k.split(':')[0])))
+    .filter((k) => markPids.has(Number(k.split(':')[0])))
     .sort((a, b) => (busy.get(b) || 0) - (busy.get(a) || 0));
   if (!candidates.length) throw new Error('no renderer main thread in the trace');
   const [pid, tid] = candidates[0].split(':').map(Number);
@@ -59,7 +67,7 @@ export function tasksOf(events) {
       .filter((e) => e.pid === pid && e.tid === tid)
       .map((e) => ({ startMs: e.ts / 1000, ms: e.dur / 1000 }))
       .sort((a, b) => a.startMs - b.startMs),
-    marks: Object.fromEntries(marks.filter((m) => m.pid === pid).map((m) => [m.name, m.ts / 1000])),
+    marks: Object.fromEntries(marks.filter((m) => m.pid === pid).map((m) => [m.name.slice(PREFIX.length), m.ts / 1000])),
   };
 }
 

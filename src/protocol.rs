@@ -13,9 +13,6 @@
 //! with the same id. A request the worker cannot decode is answered with
 //! [`ResponseBody::Error`] (with the request's id when it can be read, else [`READY_ID`]).
 
-use std::marker::PhantomData;
-
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use shardscope_core::analysis::{AnalyzeSettings, IntervalRow};
 use shardscope_core::attribution::{AttributionConfig, SettingsError};
@@ -25,7 +22,6 @@ use shardscope_core::trace::{LoadError, LoadWarning};
 use shardscope_core::view::charts::BatchPlane;
 use shardscope_core::view::explore::ExploreRequest;
 use shardscope_core::view::lod::{LaneWindow, RankSummary, WindowData, WindowQuery};
-use shardscope_core::wire::{self, WireError};
 use wasm_bindgen::{JsCast, JsValue};
 
 /// The id of unsolicited worker messages (the `Ready` handshake, crash reports).
@@ -170,47 +166,6 @@ pub struct ExploreAnswer {
     #[serde(with = "serde_bytes")]
     pub points: Vec<u8>,
     pub elapsed_ms: f64,
-}
-
-/// A value that crosses as one byte buffer ([`shardscope_core::wire`]) instead of a tree
-/// of JavaScript objects: the explorer's answers, which the page decodes in well under a
-/// millisecond this way (as objects: 7–17 ms each before the browser optimised the page).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Packed<T> {
-    #[serde(with = "serde_bytes")]
-    bytes: Vec<u8>,
-    #[serde(skip)]
-    value: PhantomData<T>,
-}
-
-/// What each packed answer is called in an error message.
-pub const EXPLORED: &str = "the sweep's answer";
-pub const EVALUATED: &str = "the configuration's breakdown";
-pub const SENSITIVITY: &str = "the sensitivity answer";
-pub const BATCH_SWEPT: &str = "the batch view's answer";
-
-impl<T: Serialize + DeserializeOwned> Packed<T> {
-    /// `what` names the value in an error ("a sweep's answer").
-    pub fn new(what: &'static str, value: &T) -> Result<Packed<T>, WireError> {
-        Ok(Packed {
-            bytes: wire::encode(what, value)?,
-            value: PhantomData,
-        })
-    }
-
-    pub fn unpack(&self, what: &'static str) -> Result<T, WireError> {
-        wire::decode(what, &self.bytes)
-    }
-
-    /// The encoded size.
-    pub fn len(&self) -> usize {
-        self.bytes.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
-    }
 }
 
 /// What a load or re-attribution found.
@@ -516,12 +471,12 @@ pub enum ResponseBody {
         complete: bool,
     },
     /// A sweep ([`RequestBody::Explore`]).
-    Explored(Packed<ExploreAnswer>),
+    Explored(Box<ExploreAnswer>),
     /// One configuration's breakdown ([`RequestBody::Evaluate`]).
-    Evaluated(Packed<Evaluation>),
-    Sensitivity(Packed<SensitivityReport>),
+    Evaluated(Box<Evaluation>),
+    Sensitivity(Box<SensitivityReport>),
     /// The batch view's points ([`RequestBody::BatchSweep`]).
-    BatchSwept(Packed<BatchPlane>),
+    BatchSwept(Box<BatchPlane>),
     /// The answer to [`RequestBody::Window`].
     Window(WindowPayload),
     /// The answer to [`RequestBody::Overview`]: `f32` per column, little-endian.

@@ -19,8 +19,8 @@ use shardscope_core::view::charts::BatchPlane;
 
 use crate::explore_job::ExploreJob;
 use crate::protocol::{
-    from_js, peek_id, to_js, Packed, RequestBody, ResponseBody, Stage, WorkerRequest,
-    WorkerResponse, BATCH_SWEPT, EVALUATED, EXPLORED, READY_ID, SENSITIVITY,
+    from_js, peek_id, to_js, RequestBody, ResponseBody, Stage, WorkerRequest, WorkerResponse,
+    READY_ID,
 };
 use crate::trace_job::TraceJob;
 
@@ -159,20 +159,6 @@ thread_local! {
     static EXPLORE: RefCell<Option<ExploreJob>> = const { RefCell::new(None) };
 }
 
-/// `value` packed into `variant`, or the error that it could not be.
-fn packed<T: serde::Serialize + serde::de::DeserializeOwned>(
-    what: &'static str,
-    value: &T,
-    variant: fn(Packed<T>) -> ResponseBody,
-) -> ResponseBody {
-    match Packed::new(what, value) {
-        Ok(p) => variant(p),
-        Err(e) => ResponseBody::Error {
-            message: e.to_string(),
-        },
-    }
-}
-
 fn no_sweep() -> ResponseBody {
     ResponseBody::Error {
         message: "No sweep has run in this worker yet.".to_string(),
@@ -262,31 +248,27 @@ fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> 
         RequestBody::Explore { request } => match ExploreJob::run(*request) {
             Ok((job, answer)) => {
                 EXPLORE.with(|e| *e.borrow_mut() = Some(job));
-                packed(EXPLORED, &answer, ResponseBody::Explored)
+                ResponseBody::Explored(Box::new(answer))
             }
             Err(message) => ResponseBody::Error { message },
         },
         RequestBody::Evaluate { key } => EXPLORE.with(|e| match e.borrow().as_ref() {
             Some(job) => match job.evaluate(&key) {
-                Ok(evaluation) => packed(EVALUATED, &evaluation, ResponseBody::Evaluated),
+                Ok(evaluation) => ResponseBody::Evaluated(Box::new(evaluation)),
                 Err(message) => ResponseBody::Error { message },
             },
             None => no_sweep(),
         }),
         RequestBody::Sensitivity { key } => EXPLORE.with(|e| match e.borrow().as_ref() {
             Some(job) => match job.sensitivity(&key) {
-                Ok(report) => packed(SENSITIVITY, &report, ResponseBody::Sensitivity),
+                Ok(report) => ResponseBody::Sensitivity(Box::new(report)),
                 Err(message) => ResponseBody::Error { message },
             },
             None => no_sweep(),
         }),
         RequestBody::BatchSweep { request, batches } => {
             match ExploreJob::batch_sweep(&request, &batches) {
-                Ok(report) => packed(
-                    BATCH_SWEPT,
-                    &BatchPlane::from_report(&report),
-                    ResponseBody::BatchSwept,
-                ),
+                Ok(report) => ResponseBody::BatchSwept(Box::new(BatchPlane::from_report(&report))),
                 Err(message) => ResponseBody::Error { message },
             }
         }

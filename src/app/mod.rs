@@ -29,12 +29,15 @@ use state::{AppState, View, WorkerStatus};
 use trace::TraceView;
 use workers::{Workers, WorkersHandle};
 
-/// Mount the app on the page's `<body>`.
+/// Mount the app on the page's `<body>`, in a task after the one that started the wasm
+/// (which, on a cold page, compiles as it goes: see `tasks`).
 pub fn start() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(App);
-    // In a task of its own, once the page is up.
-    set_timeout(paint::warm_up_text, std::time::Duration::ZERO);
+    tasks::next_task(|| {
+        leptos::mount::mount_to_body(App);
+        // In a task of its own, once the page is up.
+        tasks::next_task(paint::warm_up_text);
+    });
 }
 
 pub use crate::clock::now_ms;
@@ -64,6 +67,7 @@ pub fn App() -> impl IntoView {
     let state = AppState::new(&link, notice);
     provide_context(state);
     let workers: WorkersHandle = StoredValue::new_local(Workers::new(state));
+    Workers::warm_up_when_settled(workers);
     provide_context(workers);
     sync_address_bar(state);
 

@@ -4,10 +4,11 @@
 //!
 //! - `trace`: holds the loaded dataset; answers re-attribution, timeline windows, exports;
 //! - `loading`: runs a load; becomes `trace` when something loaded, else is dropped;
-//! - `spare`: started ahead of time (and pinged for the header badge), so a load does
-//!   not wait for a worker to boot;
-//! - `helper`: a second spare; while a big JSON file loads, it parses every other range
-//!   of it and the loading worker the rest ([`super::trace::jobs`]), then it is dropped.
+//! - `spare`: started with the page (and pinged for the header badge), so a load does
+//!   not wait for a worker to boot; warmed up once the page has settled;
+//! - `helper`: a second spare, started after the warm-up; while a big JSON file loads, it
+//!   parses every other range of it and the loading worker the rest
+//!   ([`super::trace::jobs`]), then it is dropped.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -66,9 +67,34 @@ impl Workers {
             batch: RefCell::new(None),
             batch_generation: Cell::new(0),
         };
+        // The spare only: the helper and the warm-up wait until the page has settled
+        // (see `warm_up_when_settled`).
         *workers.spare.borrow_mut() = Some(start_pinged(state));
-        *workers.helper.borrow_mut() = Some(start_worker(state));
         workers
+    }
+
+    /// Once the page has settled ([`SETTLE`] after it started), warm the spare up (the
+    /// browser compiles the load's hot paths with its optimizing tier) and then start
+    /// the helper. Both at once with the page's start made the machine's two cores three
+    /// or four busy threads' worth: the page's own first tasks, a few milliseconds of
+    /// work each, then ran 50–130 ms on the clock. A file dropped before that is loaded
+    /// at once; its worker warms up on the file itself.
+    pub fn warm_up_when_settled(handle: WorkersHandle) {
+        set_timeout(
+            move || {
+                let spare = handle
+                    .try_with_value(|w| w.spare.borrow().clone())
+                    .flatten();
+                if let Some(spare) = spare {
+                    spare.request(RequestBody::WarmUp, move |response| {
+                        if let ResponseBody::WarmedUp { .. } = response {
+                            handle.try_with_value(|w| w.refill_spare());
+                        }
+                    });
+                }
+            },
+            SETTLE,
+        );
     }
 
     /// A started helper for the new load's range parsing (terminating any earlier one).
@@ -174,7 +200,8 @@ fn start_pinged(state: AppState) -> WorkerClient {
             message: format!("The worker answered a ping with {other:?}"),
         }),
     });
-    // Compile the hot paths with the browser's optimizing tier before the first drop.
-    client.request(RequestBody::WarmUp, |_| {});
     client
 }
+
+/// How long after the page's start its workers' background work begins.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(1000);

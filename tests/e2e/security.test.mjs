@@ -88,7 +88,10 @@ export const tests = [
         const styled = document.createElement('div');
         styled.setAttribute('style', 'width: 123px');
         document.body.appendChild(styled);
-        await new Promise((r) => setTimeout(r, 50));
+        // Violation reports arrive asynchronously: wait for them (not a fixed time).
+        for (let i = 0; i < 500 && !window.__violations.some((v) => v.startsWith('script-src')); i += 1) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
         return { ran: window.__ran, width: styled.getBoundingClientRect().width, violations: window.__violations };
       });
       assert.equal(outcome.ran, false, 'inline script blocked');

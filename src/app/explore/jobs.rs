@@ -10,9 +10,7 @@ use super::super::download::save_text;
 use super::super::state::{AppState, Explored, Phase};
 use super::super::tasks::next_task;
 use super::super::workers::WorkersHandle;
-use crate::protocol::{
-    ExportFormat, RequestBody, ResponseBody, BATCH_SWEPT, EVALUATED, EXPLORED, SENSITIVITY,
-};
+use crate::protocol::{ExportFormat, RequestBody, ResponseBody};
 
 /// How long settings must stay unchanged before a sweep starts.
 pub const DEBOUNCE_MS: u64 = 100;
@@ -58,17 +56,15 @@ pub fn run_sweep(state: AppState, workers: WorkersHandle) {
                 return;
             }
             match response {
-                ResponseBody::Explored(packed) => {
-                    let decoded = packed.unpack(EXPLORED).ok().and_then(|answer| {
-                        Points::from_bytes(&answer.points).map(|points| (answer, points))
-                    });
-                    let Some((answer, points)) = decoded else {
+                ResponseBody::Explored(answer) => {
+                    let Some(points) = Points::from_bytes(&answer.points) else {
                         explore
                             .problem
                             .set(Some("The worker's answer was damaged.".to_string()));
                         explore.phase.set(Phase::Error);
                         return;
                     };
+                    let answer = *answer;
                     let explored = Arc::new(Explored {
                         report: answer.report,
                         points,
@@ -76,8 +72,8 @@ pub fn run_sweep(state: AppState, workers: WorkersHandle) {
                         request: kept.clone(),
                     });
                     // Shown in the next task, and what follows from it in the one after
-                    // (see `tasks`): decoding and showing each cost up to ~40 ms on a
-                    // page the browser has not optimised yet.
+                    // (see `tasks`): decoding (this task) and showing each cost up to
+                    // ~20–40 ms on a page the browser has not optimised yet.
                     let current =
                         move || workers.with_value(|w| w.explore_generation.get()) == generation;
                     next_task(move || {
@@ -157,24 +153,18 @@ pub fn run_batch(state: AppState, workers: WorkersHandle) {
                 return;
             }
             match response {
-                ResponseBody::BatchSwept(packed) => match packed.unpack(BATCH_SWEPT) {
-                    Ok(plane) => {
-                        let elapsed_ms = crate::app::now_ms() - started;
-                        let plane = Arc::new(plane);
-                        // Shown in a task of its own (see `tasks`), still "running" until then.
-                        next_task(move || {
-                            if workers.with_value(|w| w.batch_generation.get()) == generation {
-                                explore.batch_ms.set(elapsed_ms);
-                                explore.batch.set(Some(plane));
-                                explore.batch_running.set(false);
-                            }
-                        });
-                    }
-                    Err(e) => {
-                        explore.batch_running.set(false);
-                        explore.problem.set(Some(e.to_string()));
-                    }
-                },
+                ResponseBody::BatchSwept(plane) => {
+                    let elapsed_ms = crate::app::now_ms() - started;
+                    let plane = Arc::new(*plane);
+                    // Shown in a task of its own (see `tasks`), still "running" until then.
+                    next_task(move || {
+                        if workers.with_value(|w| w.batch_generation.get()) == generation {
+                            explore.batch_ms.set(elapsed_ms);
+                            explore.batch.set(Some(plane));
+                            explore.batch_running.set(false);
+                        }
+                    });
+                }
                 ResponseBody::Error { message } => {
                     explore.batch_running.set(false);
                     explore.problem.set(Some(message));
@@ -202,21 +192,15 @@ pub fn evaluate(state: AppState, workers: WorkersHandle, key: String) {
             return;
         }
         match response {
-            ResponseBody::Evaluated(packed) => match packed.unpack(EVALUATED) {
-                Ok(e) => {
-                    let e = Arc::new(e);
-                    let wanted = wanted.clone();
-                    next_task(move || {
-                        if explore.selected.get_untracked().as_deref() == Some(wanted.as_str()) {
-                            explore.evaluation.set(Some(e));
-                        }
-                    });
-                }
-                Err(e) => {
-                    explore.evaluation.set(None);
-                    explore.problem.set(Some(e.to_string()));
-                }
-            },
+            ResponseBody::Evaluated(e) => {
+                let e = Arc::new(*e);
+                let wanted = wanted.clone();
+                next_task(move || {
+                    if explore.selected.get_untracked().as_deref() == Some(wanted.as_str()) {
+                        explore.evaluation.set(Some(e));
+                    }
+                });
+            }
             ResponseBody::Error { message } => {
                 explore.evaluation.set(None);
                 explore.problem.set(Some(message));
@@ -233,20 +217,14 @@ pub fn evaluate(state: AppState, workers: WorkersHandle, key: String) {
             if explore.selected.get_untracked().as_deref() != Some(wanted.as_str()) {
                 return;
             }
-            if let ResponseBody::Sensitivity(packed) = response {
-                match packed.unpack(SENSITIVITY) {
-                    Ok(report) => {
-                        let report = Arc::new(report);
-                        let wanted = wanted.clone();
-                        next_task(move || {
-                            if explore.selected.get_untracked().as_deref() == Some(wanted.as_str())
-                            {
-                                explore.sensitivity.set(Some(report));
-                            }
-                        });
+            if let ResponseBody::Sensitivity(report) = response {
+                let report = Arc::new(*report);
+                let wanted = wanted.clone();
+                next_task(move || {
+                    if explore.selected.get_untracked().as_deref() == Some(wanted.as_str()) {
+                        explore.sensitivity.set(Some(report));
                     }
-                    Err(e) => explore.problem.set(Some(e.to_string())),
-                }
+                });
             }
         },
     );
@@ -275,14 +253,11 @@ pub fn evaluate_pinned(state: AppState, workers: WorkersHandle) {
             if explore.runs.get_untracked() != runs {
                 return;
             }
-            if let ResponseBody::Evaluated(packed) = response {
-                match packed.unpack(EVALUATED) {
-                    Ok(e) => explore.pinned_evaluations.update(|v| {
-                        v.retain(|(k, _)| *k != wanted);
-                        v.push((wanted.clone(), Arc::new(e)));
-                    }),
-                    Err(e) => explore.problem.set(Some(e.to_string())),
-                }
+            if let ResponseBody::Evaluated(e) = response {
+                explore.pinned_evaluations.update(|v| {
+                    v.retain(|(k, _)| *k != wanted);
+                    v.push((wanted.clone(), Arc::new(*e)));
+                });
             }
         });
     }
