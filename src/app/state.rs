@@ -359,6 +359,8 @@ pub struct ExploreState {
     pub batch_running: RwSignal<bool>,
     /// Round trip of the last batch sweep (request to answer), for `data-elapsed-ms`.
     pub batch_ms: RwSignal<f64>,
+    /// Batch sweeps shown so far (`data-runs` of `batch-view`).
+    pub batch_runs: RwSignal<u64>,
 }
 
 /// The frontier table's sortable columns.
@@ -389,6 +391,7 @@ impl ExploreState {
             batch: RwSignal::new(None),
             batch_running: RwSignal::new(false),
             batch_ms: RwSignal::new(0.0),
+            batch_runs: RwSignal::new(0),
         }
     }
 

@@ -388,9 +388,13 @@ export const tests = [
 
       // Cancel: the load stops within 100 ms and the example stays.
       await byTestId(page, 'trace-file-input').setInputFiles(file);
-      await waitForAttr(page, 'trace-status', 'data-state', 'loading');
-      await byTestId(page, 'trace-progress').waitFor({ state: 'visible' });
+      // Waited for and cancelled in the page: the load takes about a second, and no round
+      // trip from here can outlast it on a busy machine.
       const cancelled = await page.evaluate(async () => {
+        const status = () => document.querySelector('[data-testid="trace-status"]').dataset.state;
+        for (let i = 0; i < 10000 && status() !== 'loading'; i += 1) await new Promise((r) => setTimeout(r, 1));
+        const progress = document.querySelector('[data-testid="trace-progress"]');
+        if (status() !== 'loading' || !progress || progress.getClientRects().length === 0) return [0, `not loading (${status()}) or no progress bar`];
         const t0 = performance.now();
         document.querySelector('[data-testid="trace-cancel"]').click();
         while (document.querySelector('[data-testid="trace-status"]').dataset.state === 'loading') {

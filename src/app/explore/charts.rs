@@ -168,6 +168,7 @@ pub fn BatchView() -> impl IntoView {
             aria-labelledby="batch-title"
             data-testid="batch-view"
             data-elapsed-ms=move || format!("{:.1}", explore.batch_ms.get())
+            data-runs=move || explore.batch_runs.get().to_string()
             data-state=move || {
                 if explore.batch_running.get() {
                     "running"

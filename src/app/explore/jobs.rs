@@ -161,6 +161,7 @@ pub fn run_batch(state: AppState, workers: WorkersHandle) {
                         if workers.with_value(|w| w.batch_generation.get()) == generation {
                             explore.batch_ms.set(elapsed_ms);
                             explore.batch.set(Some(plane));
+                            explore.batch_runs.update(|n| *n += 1);
                             explore.batch_running.set(false);
                         }
                     });
