@@ -5,7 +5,8 @@ crates/fuzz-targets/src/lib.rs: the layout in the low 3 bits, the parallel parse
 size in the high bits) and a few records of a fixture, so the fuzzer starts from real
 stormlog files of every format. The model and machine seeds are the explorer presets'
 JSON documents (`shardscope_core::view::custom::{model,machine}_preset_json`), written
-by `cargo test -p shardscope-fuzz-targets -- --ignored write_preset_seeds`.
+by `SHARDSCOPE_WRITE_SEEDS=1 cargo test -p shardscope-fuzz-targets preset_seeds`
+(`make test` checks that they have not drifted from the presets).
 """
 
 import gzip  # noqa: F401  (gzip seeds are compressed by the target itself)

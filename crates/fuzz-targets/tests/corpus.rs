@@ -132,26 +132,36 @@ fn custom_machine_corpus_and_mutations() {
     );
 }
 
-/// Writes the explorer presets' JSON documents as seeds (run by fuzz/make_corpus.py's
-/// instructions; the output is checked in).
+/// The explorer presets' JSON documents are seeds of the custom-editor corpora; this checks
+/// that the checked-in seeds are what the presets now are (a drift check). After a preset
+/// changes, `SHARDSCOPE_WRITE_SEEDS=1 cargo test -p shardscope-fuzz-targets preset_seeds`
+/// rewrites them.
 #[test]
-#[ignore]
-fn write_preset_seeds() {
+fn preset_seeds_match_the_presets() {
     use shardscope_core::explorer::{MACHINE_PRESETS, MODEL_PRESETS};
     use shardscope_core::view::custom::{machine_preset_json, model_preset_json};
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus");
+    let write = std::env::var_os("SHARDSCOPE_WRITE_SEEDS").is_some();
     type Preset = fn(&str) -> Option<serde_json::Value>;
     let sets: [(&str, &[&str], Preset); 2] = [
         ("custom_model", MODEL_PRESETS, model_preset_json),
         ("custom_machine", MACHINE_PRESETS, machine_preset_json),
     ];
+    let mut drifted = Vec::new();
     for (dir, names, json) in sets {
-        std::fs::create_dir_all(root.join(dir)).unwrap_or_default();
         for name in names {
-            if let Some(value) = json(name) {
-                let path = root.join(dir).join(format!("preset-{name}.json"));
-                std::fs::write(path, value.to_string()).unwrap_or_default();
+            let value = json(name).unwrap_or_else(|| panic!("preset {name} has no JSON document"));
+            let path = root.join(dir).join(format!("preset-{name}.json"));
+            let want = value.to_string();
+            if write {
+                std::fs::write(&path, &want).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            } else if std::fs::read_to_string(&path).ok().as_deref() != Some(want.as_str()) {
+                drifted.push(path.display().to_string());
             }
         }
     }
+    assert!(
+        drifted.is_empty(),
+        "seeds that differ from their preset (rewrite with SHARDSCOPE_WRITE_SEEDS=1): {drifted:?}"
+    );
 }
