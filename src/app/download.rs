@@ -1,8 +1,9 @@
 //! Downloads made in the page: text (exports) and canvases (PNG at backing resolution).
 
+use gloo_file::ObjectUrl;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Url};
+use web_sys::{Blob, HtmlAnchorElement, HtmlCanvasElement};
 
 use crate::js_error::js_error_text;
 
@@ -11,7 +12,8 @@ pub fn save_blob(name: &str, blob: &Blob) -> Result<(), String> {
     let document = web_sys::window()
         .and_then(|w| w.document())
         .ok_or("no document")?;
-    let url = Url::create_object_url_with_blob(blob).map_err(|e| js_error_text(&e))?;
+    // gloo-file's ObjectUrl revokes the URL when dropped.
+    let url = ObjectUrl::from(gloo_file::Blob::from(blob.clone()));
     let anchor: HtmlAnchorElement = document
         .create_element("a")
         .map_err(|e| js_error_text(&e))?
@@ -20,10 +22,8 @@ pub fn save_blob(name: &str, blob: &Blob) -> Result<(), String> {
     anchor.set_href(&url);
     anchor.set_download(name);
     anchor.click();
-    // Revoke later: the download reads the URL after this returns.
-    let revoke = Closure::once_into_js(move || {
-        let _ = Url::revoke_object_url(&url);
-    });
+    // Drop (revoke) it later: the download reads the URL after this returns.
+    let revoke = Closure::once_into_js(move || drop(url));
     if let Some(w) = web_sys::window() {
         let _ =
             w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
@@ -33,12 +33,8 @@ pub fn save_blob(name: &str, blob: &Blob) -> Result<(), String> {
 
 /// Offer `text` as a download.
 pub fn save_text(name: &str, text: &str, mime: &str) -> Result<(), String> {
-    let options = BlobPropertyBag::new();
-    options.set_type(mime);
-    let parts = js_sys::Array::of1(&JsValue::from_str(text));
-    let blob =
-        Blob::new_with_str_sequence_and_options(&parts, &options).map_err(|e| js_error_text(&e))?;
-    save_blob(name, &blob)
+    let blob = gloo_file::Blob::new_with_options(text, Some(mime));
+    save_blob(name, blob.as_ref())
 }
 
 /// Offer the canvas's picture (its backing store, so HiDPI pixels) as a PNG.

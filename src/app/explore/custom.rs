@@ -8,7 +8,6 @@ use leptos::prelude::*;
 use shardscope_core::view::custom::{pretty_json, Field, Subject};
 use shardscope_core::view::explore::{resolve_machine, resolve_model, ExploreSettings};
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use super::super::download::save_text;
 use super::super::state::AppState;
@@ -97,15 +96,15 @@ pub fn CustomEditor(
             return;
         };
         input.set_value("");
+        let file = gloo_file::File::from(file);
         let name = file.name();
         leptos::task::spawn_local(async move {
-            let text = JsFuture::from(file.text())
-                .await
-                .ok()
-                .and_then(|v| v.as_string());
-            let Some(text) = text else {
-                message.set(Some(format!("{name} could not be read.")));
-                return;
+            let text = match gloo_file::futures::read_as_text(&file).await {
+                Ok(text) => text,
+                Err(e) => {
+                    message.set(Some(format!("{name} could not be read: {e}")));
+                    return;
+                }
             };
             let current = settings.with_untracked(|s| preset_of(kind, s));
             match kind.import(&text, &current) {
