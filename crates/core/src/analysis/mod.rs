@@ -191,7 +191,7 @@ pub const MAX_PAGE_INPUT_BYTES: u64 = 4 << 30;
 
 /// Why the page refuses `total_bytes` of input up front, or `None` when it takes it.
 pub fn page_input_refusal(total_bytes: u64) -> Option<String> {
-    use crate::view::format::format_bytes;
+    use crate::format::format_bytes;
     (total_bytes > MAX_PAGE_INPUT_BYTES).then(|| {
         format!(
             "These files are {} in all; the page holds at most {} (its WebAssembly memory is \

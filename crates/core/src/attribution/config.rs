@@ -118,7 +118,7 @@ impl AttributionConfig {
     /// `None` for a name that is not an override field.
     pub fn field_text(&self, field: &str) -> Option<String> {
         let int = |v: i64| Some(v.to_string());
-        let float = |v: f64| Some(crate::view::format::plain_decimal(v));
+        let float = |v: f64| Some(crate::format::plain_decimal(v));
         match field {
             "min_samples_per_rank" => int(self.min_samples_per_rank),
             "min_gap_bytes" => int(self.min_gap_bytes),

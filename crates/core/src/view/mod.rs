@@ -1,14 +1,15 @@
 //! What the page shows, computed natively: level-of-detail queries over a session's
 //! samples ([`lod`]), the timeline's geometry ([`timeline`]), the TUI's rank filter
 //! ([`rank_filter`]), permalinks ([`permalink`]), explanations of reason codes and
-//! evidence ([`explain`]) and number formatting ([`format`]). No web dependencies:
+//! evidence ([`explain`]); number formatting is the leaf module [`crate::format`],
+//! re-exported here as `view::format` for the page. No web dependencies:
 //! the page's canvas and DOM code only paints and wires what these return.
 
 pub mod charts;
 pub mod custom;
 pub mod explain;
 pub mod explore;
-pub mod format;
+pub use crate::format;
 pub mod lod;
 pub mod permalink;
 pub mod rank_filter;
