@@ -21,8 +21,8 @@ use crate::protocol::{
 /// compiled code is shared by the page's later workers. Returns the milliseconds spent.
 pub fn warm_up() -> f64 {
     use shardscope_core::json::Tape;
-    use shardscope_core::trace::parallel::Layout;
     use shardscope_core::trace::ranges::{parse_range, plan};
+    use shardscope_core::trace::split::Layout;
     use shardscope_core::trace::MemFs;
     let started = now_ms();
     let mut bytes = Vec::new();

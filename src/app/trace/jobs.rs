@@ -20,8 +20,8 @@ use crate::protocol::{
 };
 use shardscope_core::analysis::{page_input_refusal, AnalyzeSettings};
 use shardscope_core::trace::load::json_default_session_id;
-use shardscope_core::trace::parallel::MIN_PARALLEL_BYTES;
 use shardscope_core::trace::ranges::{plan, RangeTask, SLACK_BYTES};
+use shardscope_core::trace::split::MIN_PARALLEL_BYTES;
 use wasm_bindgen::JsValue;
 
 /// Load `files` in a fresh worker; the trace on screen stays until something loaded.

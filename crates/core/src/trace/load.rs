@@ -28,8 +28,8 @@ use super::error::{LoadError, LoadErrorKind, LoadWarning};
 use super::event::{Event, Events, Sources, StrId, Strings, NO_STR};
 use super::fs::{file_name, join, parent, PathKind, TraceFs};
 #[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(target_arch = "wasm32"))]
 use super::parallel::{parse_parallel, parse_ranges_parallel};
-use super::parallel::{Layout, MIN_PARALLEL_BYTES};
 use super::parse::{parse_json, parse_jsonl, LoadCtx, SessionEvents, SessionGrouper};
 use super::phase_boundary::PhaseBoundary;
 use super::ranges::{plan, GaveUp, ParsedRange, Preparsed, RangeMerger, RANGE_BYTES, SLACK_BYTES};
@@ -38,6 +38,7 @@ use super::record::RecordExtras;
 use super::session::{
     sort_by_selection, stable_legacy_session_id, summary_from_json, SessionStatus, SessionSummary,
 };
+use super::split::{Layout, MIN_PARALLEL_BYTES};
 use super::timeline::{
     synthesize, RankAllocator, Synthesized, Timeline, TimelineTarget, TIMELINE_FILE,
 };

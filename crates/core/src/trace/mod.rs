@@ -8,6 +8,8 @@ pub mod event;
 pub mod fs;
 pub mod load;
 pub mod marker;
+/// Native threads: not compiled into WebAssembly (the page splits work between workers).
+#[cfg(not(target_arch = "wasm32"))]
 pub mod parallel;
 pub mod parse;
 pub mod phase_boundary;
@@ -16,6 +18,7 @@ pub mod ranges;
 pub mod reader;
 pub mod record;
 pub mod session;
+pub mod split;
 pub mod synthetic;
 pub mod timeline;
 

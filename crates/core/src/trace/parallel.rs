@@ -16,30 +16,20 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Mutex;
 
-use super::event::{Event, Source, Sources, Strings, NO_STR};
+use super::event::{Event, Sources, Strings};
 use super::parse::{LoadCtx, SessionGrouper};
 use super::phase_boundary::PhaseBoundary;
 use super::ranges::RangeTask;
 use super::reader::Input;
 use super::record::{convert_record, InternCache, RecordExtras, RecordSink};
+use super::split::merge_events;
+pub use super::split::{GaveUp, Layout, MIN_PARALLEL_BYTES};
 use crate::json::{skip_ws, Node, Tape};
-
-/// Files smaller than this are parsed sequentially.
-pub const MIN_PARALLEL_BYTES: u64 = 8 << 20;
 
 /// Bytes of records per batch.
 const BATCH_BYTES: usize = 1 << 20;
 
 const WORKERS: usize = 2;
-
-/// The input format the fast path can split.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Layout {
-    /// A top-level JSON array of objects.
-    JsonArray,
-    /// One object per line.
-    Jsonl,
-}
 
 /// A batch of whole records: their bytes, back to back, and where each ends.
 struct Batch {
@@ -56,8 +46,6 @@ struct Converted {
     sources: Sources,
     phases: Vec<PhaseBoundary>,
 }
-
-pub use super::ranges::GaveUp;
 
 /// Parses `input` in parallel into `grouper`. `Err(GaveUp)` means: start again
 /// sequentially from a fresh reader; `grouper` may then hold a partial result and
@@ -225,58 +213,6 @@ impl Merger<'_> {
     }
 }
 
-/// Appends events parsed elsewhere (string, source and phase ids local to
-/// `local` and `phases`) to `grouper`, re-interning strings and sources into `ctx`
-/// and renumbering phases.
-pub fn merge_events(
-    ctx: &mut LoadCtx,
-    grouper: &mut SessionGrouper,
-    events: Vec<(Event, RecordExtras)>,
-    local: (&Strings, &Sources),
-    phases: Vec<PhaseBoundary>,
-) {
-    let (local_strings, local_sources) = local;
-    let strings = &mut ctx.strings;
-    let mut remap: Vec<u32> = vec![NO_STR; local_strings.len()];
-    let mut global = |id: u32| -> u32 {
-        match remap.get_mut(id as usize) {
-            None => NO_STR,
-            Some(slot) => {
-                if *slot == NO_STR {
-                    *slot = strings.intern(local_strings.str(id));
-                }
-                *slot
-            }
-        }
-    };
-    // Sources are few: re-intern them all up front.
-    let source_ids: Vec<u32> = (0..local_sources.len() as u32)
-        .map(|id| {
-            let source = local_sources.get(id).copied().map(|s| Source {
-                event_type: global(s.event_type),
-                ..s
-            });
-            source.map_or(NO_STR, |s| ctx.sources.intern(s))
-        })
-        .collect();
-    let phase_base = ctx.phases.len() as u32;
-    for (mut event, mut extras) in events {
-        event.session = global(event.session);
-        event.source = source_ids
-            .get(event.source as usize)
-            .copied()
-            .unwrap_or(NO_STR);
-        event.context = global(event.context);
-        if event.phase > 0 {
-            event.phase += phase_base;
-        }
-        extras.host = global(extras.host);
-        extras.job_id = global(extras.job_id);
-        grouper.push(event, extras, &ctx.sources);
-    }
-    ctx.phases.extend(phases);
-}
-
 fn worker(
     batches: &Mutex<Receiver<Batch>>,
     results: SyncSender<Option<Converted>>,
@@ -410,7 +346,7 @@ fn split_batches(
                         break;
                     };
                     let line = &data[pos..pos + nl];
-                    if super::ranges::has_other_line_breaks(line) {
+                    if super::split::has_other_line_breaks(line) {
                         return Err(GaveUp);
                     }
                     if line.iter().any(|&b| !matches!(b, b' ' | b'\t')) {

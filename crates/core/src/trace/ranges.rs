@@ -18,9 +18,10 @@
 //! stormlog would.
 
 use super::event::{Event, Sources, Strings};
-use super::parallel::Layout;
 use super::phase_boundary::PhaseBoundary;
 use super::record::{convert_record, InternCache, RecordExtras, RecordSink};
+pub use super::split::{has_other_line_breaks, GaveUp};
+use super::split::{merge_events, Layout};
 use crate::json::{skip_ws, Node, Tape};
 use crate::pack::{Reader, Writer};
 
@@ -91,16 +92,6 @@ pub fn plan(file_bytes: u64, range_bytes: u64, slack_bytes: u64) -> Vec<RangeTas
         start = end;
     }
     tasks
-}
-
-/// Why a range could not be used (the sequential parse then tells the real story).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GaveUp;
-
-impl From<crate::pack::Malformed> for GaveUp {
-    fn from(_: crate::pack::Malformed) -> GaveUp {
-        GaveUp
-    }
 }
 
 /// What one range gave, with string and phase ids local to the range.
@@ -276,14 +267,6 @@ fn skip_ws_all(bytes: &[u8]) -> bool {
     skip_ws(bytes, 0) != bytes.len()
 }
 
-/// Bytes that may start one of Python's other line breaks (`str.splitlines`: `\r`,
-/// `\x0b`, `\x0c`, `\x1c`–`\x1e`, U+0085, U+2028, U+2029): such a JSONL file would be
-/// numbered differently, so the fast paths leave it to the sequential parse.
-pub fn has_other_line_breaks(line: &[u8]) -> bool {
-    line.iter()
-        .any(|&b| matches!(b, b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2))
-}
-
 fn check_utf8(bytes: &[u8]) -> Result<(), GaveUp> {
     simdutf8::basic::from_utf8(bytes)
         .map(|_| ())
@@ -401,7 +384,7 @@ impl<'t> RangeMerger<'t> {
             let task = self.tasks.get(range.index).ok_or(GaveUp)?;
             self.stitcher.accept(&range, task)?;
             self.merged_bytes = task.end;
-            super::parallel::merge_events(
+            merge_events(
                 ctx,
                 grouper,
                 range.events,
