@@ -6,7 +6,9 @@
 //!
 //! The handshake: the worker posts [`ResponseBody::Ready`] with id [`READY_ID`] as soon as its
 //! wasm has started, unsolicited. Messages posted to a worker before that are lost, so the
-//! page queues its requests until it has seen `Ready`.
+//! page queues its requests until it has seen `Ready`. `Ready` carries the worker's
+//! [`BUILD_ID`]; a page whose own differs (a worker cached from another deploy) refuses the
+//! worker before any request reaches it, so a stale worker never gives an answer.
 //!
 //! Every request gets exactly one final response with the request's id
 //! ([`ResponseBody::is_final`]), optionally preceded by [`ResponseBody::Progress`] messages
@@ -27,6 +29,10 @@ use wasm_bindgen::{JsCast, JsValue};
 /// The id of unsolicited worker messages (the `Ready` handshake, crash reports).
 /// Requests use ids from 1 up.
 pub const READY_ID: u32 = 0;
+
+/// This build's identity: a hash of the page's, worker's and core's sources (`build.rs`).
+/// The page and its worker agree on it exactly when they come from the same build.
+pub const BUILD_ID: &str = env!("SHARDSCOPE_BUILD_ID");
 
 /// Default slice size for reading a `Blob` in the worker (2 MiB: large enough that the
 /// per-slice overhead vanishes, small enough that memory stays flat and progress is smooth).
@@ -434,10 +440,15 @@ pub enum ResponseBody {
     /// Posted once, first, unsolicited, with id [`READY_ID`]: the worker can take requests.
     Ready {
         core_version: String,
+        /// The worker's [`BUILD_ID`] (empty from a worker older than the field).
+        #[serde(default)]
+        build: String,
     },
     /// The answer to [`RequestBody::Ping`].
     Pong {
         core_version: String,
+        #[serde(default)]
+        build: String,
     },
     /// Work in progress on the request with this id (not final).
     Progress {

@@ -61,6 +61,7 @@ pub fn run() {
         id: READY_ID,
         body: ResponseBody::Ready {
             core_version: crate::CORE_VERSION.to_string(),
+            build: crate::protocol::BUILD_ID.to_string(),
         },
     });
 }
@@ -186,6 +187,7 @@ fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> 
     match body {
         RequestBody::Ping => ResponseBody::Pong {
             core_version: crate::CORE_VERSION.to_string(),
+            build: crate::protocol::BUILD_ID.to_string(),
         },
         RequestBody::ReadBlobInfo { files, chunk_bytes } => {
             let mut report = |done, total, stage: &str| {

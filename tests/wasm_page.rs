@@ -124,12 +124,14 @@ fn responses_round_trip_and_keep_64_bit_integers_exact() {
             id: READY_ID,
             body: ResponseBody::Ready {
                 core_version: "9.8.7".into(),
+                build: "0123456789abcdef".into(),
             },
         },
         WorkerResponse {
             id: 2,
             body: ResponseBody::Pong {
                 core_version: shardscope_core::VERSION.into(),
+                build: shardscope_web::protocol::BUILD_ID.into(),
             },
         },
         WorkerResponse {

@@ -143,7 +143,8 @@ fn ping_is_answered_with_the_core_version() {
         vec![WorkerResponse {
             id: 42,
             body: ResponseBody::Pong {
-                core_version: shardscope_core::VERSION.to_string()
+                core_version: shardscope_core::VERSION.to_string(),
+                build: shardscope_web::protocol::BUILD_ID.to_string(),
             }
         }]
     );

@@ -94,7 +94,7 @@ pub fn App() -> impl IntoView {
                 </ViewPanel>
             </main>
             <footer class="app-footer">
-                <span>{format!("core {CORE_VERSION}")}</span>
+                <span>{format!("core {CORE_VERSION} · build {}", &crate::protocol::BUILD_ID[..8])}</span>
                 <span>"Nothing you load leaves this browser."</span>
             </footer>
         </div>
@@ -170,7 +170,12 @@ fn WorkerBadge() -> impl IntoView {
         WorkerStatus::Starting => "Starting the worker…".to_string(),
         WorkerStatus::Ready { core_version, .. } => format!("Worker ready · core {core_version}"),
         WorkerStatus::Failed { message } => format!("Worker problem: {message}"),
+        WorkerStatus::Stale { .. } => {
+            "This page was updated since it was opened: reload it to use the new version."
+                .to_string()
+        }
     };
+    let stale = move || matches!(status.get(), WorkerStatus::Stale { .. });
     view! {
         <p
             class="worker-status"
@@ -182,14 +187,34 @@ fn WorkerBadge() -> impl IntoView {
                 WorkerStatus::Ready { ping_ms, .. } => {
                     format!("The background worker answered its first ping after {ping_ms:.0} ms")
                 }
+                WorkerStatus::Stale { worker_build } => format!(
+                    "This page is build {}; its cached worker is build {}",
+                    crate::protocol::BUILD_ID,
+                    if worker_build.is_empty() { "unknown" } else { &worker_build },
+                ),
                 _ => String::new(),
             }
+            data-build=crate::protocol::BUILD_ID
             data-core-version=move || match status.get() {
                 WorkerStatus::Ready { core_version, .. } => core_version,
                 _ => String::new(),
             }
         >
             {text}
+            <Show when=stale>
+                <button
+                    type="button"
+                    class="button small"
+                    data-testid="reload-page"
+                    on:click=|_| {
+                        if let Some(w) = web_sys::window() {
+                            let _ = w.location().reload();
+                        }
+                    }
+                >
+                    "Reload"
+                </button>
+            </Show>
         </p>
     }
 }

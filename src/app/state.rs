@@ -34,8 +34,10 @@ pub enum WorkerStatus {
     Starting,
     /// Answered a ping with this core version.
     Ready { core_version: String, ping_ms: f64 },
-    /// Failed to start, crashed, or disagrees with the page.
+    /// Failed to start, crashed, or sent something unreadable.
     Failed { message: String },
+    /// Comes from another build than the page (cached from an earlier deploy): stopped.
+    Stale { worker_build: String },
 }
 
 impl WorkerStatus {
@@ -45,6 +47,7 @@ impl WorkerStatus {
             WorkerStatus::Starting => "starting",
             WorkerStatus::Ready { .. } => "ready",
             WorkerStatus::Failed { .. } => "error",
+            WorkerStatus::Stale { .. } => "stale",
         }
     }
 }

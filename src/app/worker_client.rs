@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, Event, MessageEvent, Worker};
 
 use crate::protocol::{
-    from_js, to_js, RequestBody, ResponseBody, WorkerRequest, WorkerResponse, READY_ID,
+    from_js, to_js, RequestBody, ResponseBody, WorkerRequest, WorkerResponse, BUILD_ID, READY_ID,
 };
 
 /// Where Trunk puts the worker's loader script, relative to the page.
@@ -21,6 +21,9 @@ pub const WORKER_URL: &str = "./worker_loader.js";
 pub enum WorkerEvent {
     /// The handshake arrived; queued requests have been sent.
     Ready { core_version: String },
+    /// The worker comes from another build than the page (a cached worker after a deploy):
+    /// it was stopped before any request reached it, and every request fails.
+    Stale { worker_build: String },
     /// The worker could not start, crashed, or sent something unreadable.
     Failed { message: String },
 }
@@ -213,7 +216,10 @@ impl WorkerClient {
             }
         };
         match (response.id, response.body) {
-            (READY_ID, ResponseBody::Ready { core_version }) => {
+            (READY_ID, ResponseBody::Ready { build, .. }) if build != BUILD_ID => {
+                self.refuse_stale(build);
+            }
+            (READY_ID, ResponseBody::Ready { core_version, .. }) => {
                 let (worker, queue) = {
                     let mut inner = self.inner.borrow_mut();
                     inner.ready = true;
@@ -258,18 +264,31 @@ impl WorkerClient {
 
     /// Report a worker-wide failure, and fail every pending and future request with it.
     fn fail(&self, message: String) {
+        self.fail_pending(&message);
+        self.emit(WorkerEvent::Failed { message });
+    }
+
+    /// Stop a worker of another build before it sees a request; fail every request.
+    fn refuse_stale(&self, worker_build: String) {
+        const STALE: &str = "the page was updated: reload it";
+        self.fail_pending(STALE);
+        self.terminate();
+        self.inner.borrow_mut().failed = Some(STALE.to_string());
+        self.emit(WorkerEvent::Stale { worker_build });
+    }
+
+    fn fail_pending(&self, message: &str) {
         let pending: Vec<(u32, ResponseHandler)> = {
             let mut inner = self.inner.borrow_mut();
-            inner.failed = Some(message.clone());
+            inner.failed = Some(message.to_string());
             inner.queue.clear();
             inner.handlers.drain().collect()
         };
         for (_, mut handler) in pending {
             handler(ResponseBody::Error {
-                message: message.clone(),
+                message: message.to_string(),
             });
         }
-        self.emit(WorkerEvent::Failed { message });
     }
 
     fn emit(&self, event: WorkerEvent) {

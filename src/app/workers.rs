@@ -20,7 +20,6 @@ use super::now_ms;
 use super::state::{AppState, WorkerStatus};
 use super::worker_client::{WorkerClient, WorkerEvent, WORKER_URL};
 use crate::protocol::{RequestBody, ResponseBody};
-use crate::CORE_VERSION;
 
 /// The workers and the bookkeeping of the requests in flight.
 pub struct Workers {
@@ -168,15 +167,8 @@ impl Workers {
 fn start_worker(state: AppState) -> WorkerClient {
     let worker = state.worker;
     WorkerClient::start(WORKER_URL, move |event| match event {
-        WorkerEvent::Ready { core_version } if core_version != CORE_VERSION => {
-            worker.set(WorkerStatus::Failed {
-                message: format!(
-                    "The page (core {CORE_VERSION}) and its worker (core {core_version}) come from \
-                     different versions. Reload the page, bypassing the cache (Shift+Reload)."
-                ),
-            });
-        }
         WorkerEvent::Ready { .. } => {}
+        WorkerEvent::Stale { worker_build } => worker.set(WorkerStatus::Stale { worker_build }),
         WorkerEvent::Failed { message } => worker.set(WorkerStatus::Failed { message }),
     })
 }
@@ -187,7 +179,7 @@ fn start_pinged(state: AppState) -> WorkerClient {
     let client = start_worker(state);
     let sent = now_ms();
     client.request(RequestBody::Ping, move |response| match response {
-        ResponseBody::Pong { core_version } => {
+        ResponseBody::Pong { core_version, .. } => {
             if worker.get_untracked() == WorkerStatus::Starting {
                 worker.set(WorkerStatus::Ready {
                     core_version,

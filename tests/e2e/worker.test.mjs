@@ -1,5 +1,12 @@
 // The worker's protocol, driven directly from JavaScript in the served page's origin.
-import { assert, coreVersion, fnv1a32 } from './assert.mjs';
+import { assert, byTestId, coreVersion, fnv1a32, waitForAttr } from './assert.mjs';
+
+/** The build id the page was compiled with (16 hex digits), which its worker must echo. */
+async function pageBuild(page) {
+  const build = await page.locator('[data-testid="worker-status"]').getAttribute('data-build');
+  assert.match(build ?? '', /^[0-9a-f]{16}$/);
+  return build;
+}
 
 /** Start a fresh worker in the page and run a conversation; values come back JSON-safe. */
 async function converse(page, script) {
@@ -38,8 +45,9 @@ export const tests = [
         worker.postMessage({ id: 17, body: 'Ping' });
         return [ready, await next()];
       `);
-      assert.deepEqual(ready, { id: 0, body: { Ready: { core_version: coreVersion() } } });
-      assert.deepEqual(pong, { id: 17, body: { Pong: { core_version: coreVersion() } } });
+      const build = await pageBuild(page);
+      assert.deepEqual(ready, { id: 0, body: { Ready: { core_version: coreVersion(), build } } });
+      assert.deepEqual(pong, { id: 17, body: { Pong: { core_version: coreVersion(), build } } });
     },
   },
   {
@@ -65,7 +73,7 @@ export const tests = [
       assert.ok(answers[2].body.Error.message.length > 0);
       assert.equal(answers[3].id, 7);
       assert.match(answers[3].body.Error.message, /chunk_bytes/);
-      assert.deepEqual(answers[4], { id: 8, body: { Pong: { core_version: coreVersion() } } });
+      assert.deepEqual(answers[4], { id: 8, body: { Pong: { core_version: coreVersion(), build: await pageBuild(page) } } });
     },
   },
   {
@@ -111,6 +119,39 @@ export const tests = [
           },
         },
       });
+    },
+  },
+  {
+    name: 'a worker from another build (cached from an earlier deploy) is refused: one reload notice, no answer',
+    async run({ page, baseUrl }) {
+      // Serve the real worker, but make its handshake claim another build, as a worker
+      // cached before a deploy would.
+      const stale = 'feedfacefeedface';
+      await page.route('**/worker_loader.js', async (route) => {
+        const response = await route.fetch();
+        const patch = `{ const post = self.postMessage.bind(self);
+          self.postMessage = (...args) => {
+            const m = args[0];
+            if (m && m.body && m.body.Ready) m.body.Ready.build = '${stale}';
+            return post(...args);
+          }; }\n`;
+        await route.fulfill({ response, body: patch + (await response.text()) });
+      });
+      await page.goto(baseUrl);
+      await waitForAttr(page, 'worker-status', 'data-state', 'stale');
+      const status = byTestId(page, 'worker-status');
+      assert.match(await status.innerText(), /updated since it was opened: reload it/);
+      assert.match(await status.getAttribute('title'), new RegExp(`cached worker is build ${stale}`));
+      assert.equal(await byTestId(page, 'reload-page').count(), 1);
+      // A request made now fails with the same words; no result is shown.
+      await byTestId(page, 'load-example').click();
+      await waitForAttr(page, 'trace-status', 'data-state', 'error');
+      assert.equal(await byTestId(page, 'attribution-row').count(), 0);
+      assert.match(await byTestId(page, 'trace-error').first().innerText(), /reload it/);
+      // Reload gets the real worker (the route is gone) and the page works.
+      await page.unroute('**/worker_loader.js');
+      await byTestId(page, 'reload-page').click();
+      await waitForAttr(page, 'worker-status', 'data-state', 'ready');
     },
   },
 ];
