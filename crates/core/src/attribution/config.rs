@@ -117,20 +117,7 @@ impl AttributionConfig {
     /// An override field's value, as a number input shows it (`0.5`, `134217728`);
     /// `None` for a name that is not an override field.
     pub fn field_text(&self, field: &str) -> Option<String> {
-        let int = |v: i64| Some(v.to_string());
-        let float = |v: f64| Some(crate::format::plain_decimal(v));
-        match field {
-            "min_samples_per_rank" => int(self.min_samples_per_rank),
-            "min_gap_bytes" => int(self.min_gap_bytes),
-            "min_gap_ratio" => float(self.min_gap_ratio),
-            "robust_zscore_threshold" => float(self.robust_zscore_threshold),
-            "marker_window_ns" => int(self.marker_window_ns),
-            "interval_padding_ns" => int(self.interval_padding_ns),
-            "synchrony_window_ns" => int(self.synchrony_window_ns),
-            "min_synchrony_ratio" => float(self.min_synchrony_ratio),
-            "min_confidence" => float(self.min_confidence),
-            _ => None,
-        }
+        Some(OverrideField::named(field)?.text(self))
     }
 
     /// `resolve_collective_attribution_config(preset, overrides)`.
@@ -164,115 +151,251 @@ impl AttributionConfig {
                 .find(|(k, _)| k == field)
                 .map(|(_, v)| v.clone())
         };
-        // Validation in stormlog's order; a value of the wrong type fails where
-        // Python's comparison would.
-        config.min_samples_per_rank = int_field(
-            value_of("min_samples_per_rank"),
-            "min_samples_per_rank",
-            config.min_samples_per_rank,
-        )?;
-        if config.min_samples_per_rank < 3 {
-            return Err(rule(
-                "min_samples_per_rank",
-                "min_samples_per_rank must be >= 3",
-            ));
-        }
-        config.min_gap_bytes = int_field(
-            value_of("min_gap_bytes"),
-            "min_gap_bytes",
-            config.min_gap_bytes,
-        )?;
-        if config.min_gap_bytes < 0 {
-            return Err(rule("min_gap_bytes", "min_gap_bytes must be >= 0"));
-        }
-        config.min_gap_ratio = float_field(
-            value_of("min_gap_ratio"),
-            "min_gap_ratio",
-            config.min_gap_ratio,
-            "<",
-        )?;
-        if config.min_gap_ratio < 0.0 {
-            return Err(rule("min_gap_ratio", "min_gap_ratio must be >= 0"));
-        }
-        config.robust_zscore_threshold = float_field(
-            value_of("robust_zscore_threshold"),
-            "robust_zscore_threshold",
-            config.robust_zscore_threshold,
-            "<=",
-        )?;
-        if config.robust_zscore_threshold <= 0.0 {
-            return Err(rule(
-                "robust_zscore_threshold",
-                "robust_zscore_threshold must be > 0",
-            ));
-        }
-        config.marker_window_ns = int_field(
-            value_of("marker_window_ns"),
-            "marker_window_ns",
-            config.marker_window_ns,
-        )?;
-        if config.marker_window_ns < 0 {
-            return Err(rule("marker_window_ns", "marker_window_ns must be >= 0"));
-        }
-        config.interval_padding_ns = int_field(
-            value_of("interval_padding_ns"),
-            "interval_padding_ns",
-            config.interval_padding_ns,
-        )?;
-        if config.interval_padding_ns < 0 {
-            return Err(rule(
-                "interval_padding_ns",
-                "interval_padding_ns must be >= 0",
-            ));
-        }
-        config.synchrony_window_ns = int_field(
-            value_of("synchrony_window_ns"),
-            "synchrony_window_ns",
-            config.synchrony_window_ns,
-        )?;
-        if config.synchrony_window_ns < 0 {
-            return Err(rule(
-                "synchrony_window_ns",
-                "synchrony_window_ns must be >= 0",
-            ));
-        }
-        config.min_synchrony_ratio = float_field(
-            value_of("min_synchrony_ratio"),
-            "min_synchrony_ratio",
-            config.min_synchrony_ratio,
-            "<=",
-        )?;
-        if !(0.0 <= config.min_synchrony_ratio && config.min_synchrony_ratio <= 1.0) {
-            return Err(rule(
-                "min_synchrony_ratio",
-                "min_synchrony_ratio must be in [0, 1]",
-            ));
-        }
-        config.min_confidence = float_field(
-            value_of("min_confidence"),
-            "min_confidence",
-            config.min_confidence,
-            "<=",
-        )?;
-        if !(0.0 <= config.min_confidence && config.min_confidence <= 1.0) {
-            return Err(rule("min_confidence", "min_confidence must be in [0, 1]"));
+        // Validation in stormlog's order (the table's); a value of the wrong type fails
+        // where Python's comparison would.
+        for field in &OVERRIDES {
+            field.apply(value_of(field.name), &mut config)?;
         }
         Ok(config)
     }
 }
 
-/// The fields stormlog lets an override set.
-pub const OVERRIDE_FIELDS: [&str; 9] = [
-    "min_samples_per_rank",
-    "min_gap_bytes",
-    "min_gap_ratio",
-    "robust_zscore_threshold",
-    "marker_window_ns",
-    "interval_padding_ns",
-    "synchrony_window_ns",
-    "min_synchrony_ratio",
-    "min_confidence",
+/// How an override field's value is held: an integer (Python compares it exactly) or a
+/// float, with its accessors on [`AttributionConfig`].
+#[derive(Debug, Clone, Copy)]
+pub enum FieldKind {
+    Int {
+        get: fn(&AttributionConfig) -> i64,
+        set: fn(&mut AttributionConfig, i64),
+    },
+    Float {
+        get: fn(&AttributionConfig) -> f64,
+        set: fn(&mut AttributionConfig, f64),
+    },
+}
+
+/// stormlog's check of a field once set; its comparison decides the wording of a type
+/// error (`'<' not supported between ...`, and which operand comes first).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FieldRule {
+    /// `value < min` fails.
+    IntAtLeast(i64),
+    /// `value < 0.0` fails (NaN passes, as in Python).
+    NonNegative,
+    /// `value <= 0.0` fails (NaN passes).
+    Positive,
+    /// `not (0.0 <= value <= 1.0)` fails (NaN fails).
+    UnitInterval,
+}
+
+/// One field an override may set: its name, how it is held and checked, and how the
+/// page presents it. [`OVERRIDES`] is the only list of them: validation, the page's
+/// inputs, explanations and permalinks all read it.
+#[derive(Debug, Clone, Copy)]
+pub struct OverrideField {
+    pub name: &'static str,
+    pub kind: FieldKind,
+    pub rule: FieldRule,
+    /// stormlog's message when the rule fails.
+    pub message: &'static str,
+    /// The page's label, the unit of the number typed, and one sentence of help.
+    pub label: &'static str,
+    pub unit: &'static str,
+    pub help: &'static str,
+}
+
+macro_rules! override_field {
+    ($name:ident, $kind:ident, $ty:ty, $rule:expr, $message:literal, $label:literal, $unit:literal, $help:literal) => {
+        OverrideField {
+            name: stringify!($name),
+            kind: FieldKind::$kind {
+                get: {
+                    fn get(c: &AttributionConfig) -> $ty {
+                        c.$name
+                    }
+                    get
+                },
+                set: {
+                    fn set(c: &mut AttributionConfig, v: $ty) {
+                        c.$name = v;
+                    }
+                    set
+                },
+            },
+            rule: $rule,
+            message: $message,
+            label: $label,
+            unit: $unit,
+            help: $help,
+        }
+    };
+}
+
+/// The fields stormlog lets an override set, in its order of validation.
+pub const OVERRIDES: [OverrideField; 9] = [
+    override_field!(
+        min_samples_per_rank,
+        Int,
+        i64,
+        FieldRule::IntAtLeast(3),
+        "min_samples_per_rank must be >= 3",
+        "Min samples per rank",
+        "samples",
+        "Ranks with fewer memory samples are not analysed."
+    ),
+    override_field!(
+        min_gap_bytes,
+        Int,
+        i64,
+        FieldRule::IntAtLeast(0),
+        "min_gap_bytes must be >= 0",
+        "Min gap",
+        "bytes",
+        "Smallest hidden-memory gap (device used − allocator reserved) that counts as a spike."
+    ),
+    override_field!(
+        min_gap_ratio,
+        Float,
+        f64,
+        FieldRule::NonNegative,
+        "min_gap_ratio must be >= 0",
+        "Min gap ratio",
+        "of device total",
+        "The gap must also be this fraction of the device's memory."
+    ),
+    override_field!(
+        robust_zscore_threshold,
+        Float,
+        f64,
+        FieldRule::Positive,
+        "robust_zscore_threshold must be > 0",
+        "Outlier z-score",
+        "MAD z",
+        "How far above the rank's median gap a sample must be to be an outlier."
+    ),
+    override_field!(
+        marker_window_ns,
+        Int,
+        i64,
+        FieldRule::IntAtLeast(0),
+        "marker_window_ns must be >= 0",
+        "Marker window",
+        "ns",
+        "How close a collective marker must be to a spike to support it."
+    ),
+    override_field!(
+        interval_padding_ns,
+        Int,
+        i64,
+        FieldRule::IntAtLeast(0),
+        "interval_padding_ns must be >= 0",
+        "Interval padding",
+        "ns",
+        "Added before and after each spike when intervals are formed."
+    ),
+    override_field!(
+        synchrony_window_ns,
+        Int,
+        i64,
+        FieldRule::IntAtLeast(0),
+        "synchrony_window_ns must be >= 0",
+        "Synchrony window",
+        "ns",
+        "Spikes on other ranks within this distance count as simultaneous."
+    ),
+    override_field!(
+        min_synchrony_ratio,
+        Float,
+        f64,
+        FieldRule::UnitInterval,
+        "min_synchrony_ratio must be in [0, 1]",
+        "Min synchrony ratio",
+        "of ranks",
+        "Fraction of ranks that must spike together for the synchrony signal."
+    ),
+    override_field!(
+        min_confidence,
+        Float,
+        f64,
+        FieldRule::UnitInterval,
+        "min_confidence must be in [0, 1]",
+        "Min confidence",
+        "0–1",
+        "Intervals below this confidence are not reported."
+    ),
 ];
+
+/// The override fields' names, in [`OVERRIDES`]' order.
+pub const OVERRIDE_FIELDS: [&str; 9] = {
+    let mut names = [""; 9];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = OVERRIDES[i].name;
+        i += 1;
+    }
+    names
+};
+
+impl OverrideField {
+    /// The field called `name`, if overrides may set it.
+    pub fn named(name: &str) -> Option<&'static OverrideField> {
+        OVERRIDES.iter().find(|f| f.name == name)
+    }
+
+    /// Whether the field holds an integer.
+    pub fn is_int(&self) -> bool {
+        matches!(self.kind, FieldKind::Int { .. })
+    }
+
+    /// The field's value in `config`, as a number input shows it.
+    pub fn text(&self, config: &AttributionConfig) -> String {
+        match self.kind {
+            FieldKind::Int { get, .. } => get(config).to_string(),
+            FieldKind::Float { get, .. } => crate::format::plain_decimal(get(config)),
+        }
+    }
+
+    /// The comparison stormlog makes, and whether the number is its left operand.
+    fn comparison(&self) -> (&'static str, bool) {
+        match self.rule {
+            FieldRule::IntAtLeast(_) | FieldRule::NonNegative => ("<", false),
+            FieldRule::Positive => ("<=", false),
+            FieldRule::UnitInterval => ("<=", true),
+        }
+    }
+
+    /// Set the field from `value` (`None`: keep the preset's) and check it, as stormlog
+    /// does, with its messages.
+    fn apply(
+        &self,
+        value: Option<OverrideValue>,
+        config: &mut AttributionConfig,
+    ) -> Result<(), SettingsError> {
+        let (op, number_first) = self.comparison();
+        let failed = match self.kind {
+            FieldKind::Int { get, set } => {
+                let v = int_field(value, self.name, get(config))?;
+                set(config, v);
+                matches!(self.rule, FieldRule::IntAtLeast(min) if v < min)
+            }
+            FieldKind::Float { get, set } => {
+                let v = float_field(value, self.name, get(config), op, number_first)?;
+                set(config, v);
+                match self.rule {
+                    FieldRule::NonNegative => v < 0.0,
+                    FieldRule::Positive => v <= 0.0,
+                    FieldRule::UnitInterval => !(0.0..=1.0).contains(&v),
+                    FieldRule::IntAtLeast(_) => false,
+                }
+            }
+        };
+        if failed {
+            Err(rule(self.name, self.message))
+        } else {
+            Ok(())
+        }
+    }
+}
 
 /// An override value as given (a JSON value on the command line or in a permalink).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -369,18 +492,14 @@ fn float_field(
     field: &str,
     default: f64,
     op: &str,
+    number_first: bool,
 ) -> Result<f64, SettingsError> {
     match value {
         None => Ok(default),
         Some(OverrideValue::Int(v)) => Ok(v as f64),
         Some(OverrideValue::Float(v)) => Ok(v),
         Some(OverrideValue::Bool(b)) => Ok(f64::from(u8::from(b))),
-        Some(other) => Err(type_error(
-            field,
-            &other,
-            op,
-            op == "<=" && field != "robust_zscore_threshold",
-        )),
+        Some(other) => Err(type_error(field, &other, op, number_first)),
     }
 }
 

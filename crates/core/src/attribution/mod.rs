@@ -21,7 +21,10 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use config::{AttributionConfig, OverrideValue, Preset, SettingsError, OVERRIDE_FIELDS};
+pub use config::{
+    AttributionConfig, FieldKind, FieldRule, OverrideField, OverrideValue, Preset, SettingsError,
+    OVERRIDES, OVERRIDE_FIELDS,
+};
 
 use crate::phases::{merge_phase_attributions, PhaseAttribution, PhaseReplayIndex};
 use crate::py::{int_true_div, numpy_mean, numpy_median_sorted, numpy_std_ddof1, py_round};

@@ -2,7 +2,7 @@
 //! codes means, and each evidence field with its unit.
 
 use crate::analysis::IntervalRow;
-use crate::attribution::AttributionConfig;
+use crate::attribution::{AttributionConfig, OverrideField};
 
 use super::format::{format_bytes, format_duration};
 
@@ -18,73 +18,16 @@ pub struct OverrideHelp {
     pub step: &'static str,
 }
 
-/// The presentation of each of stormlog's override fields (`None` for other names).
+/// The presentation of each of stormlog's override fields (`None` for other names), from
+/// the one table of them ([`crate::attribution::OVERRIDES`]).
 pub fn override_help(field: &str) -> Option<OverrideHelp> {
-    let h = |label, unit, help, step| {
-        Some(OverrideHelp {
-            label,
-            unit,
-            help,
-            step,
-        })
-    };
-    match field {
-        "min_samples_per_rank" => h(
-            "Min samples per rank",
-            "samples",
-            "Ranks with fewer memory samples are not analysed.",
-            "1",
-        ),
-        "min_gap_bytes" => h(
-            "Min gap",
-            "bytes",
-            "Smallest hidden-memory gap (device used − allocator reserved) that counts as a spike.",
-            "1",
-        ),
-        "min_gap_ratio" => h(
-            "Min gap ratio",
-            "of device total",
-            "The gap must also be this fraction of the device's memory.",
-            "any",
-        ),
-        "robust_zscore_threshold" => h(
-            "Outlier z-score",
-            "MAD z",
-            "How far above the rank's median gap a sample must be to be an outlier.",
-            "any",
-        ),
-        "marker_window_ns" => h(
-            "Marker window",
-            "ns",
-            "How close a collective marker must be to a spike to support it.",
-            "1",
-        ),
-        "interval_padding_ns" => h(
-            "Interval padding",
-            "ns",
-            "Added before and after each spike when intervals are formed.",
-            "1",
-        ),
-        "synchrony_window_ns" => h(
-            "Synchrony window",
-            "ns",
-            "Spikes on other ranks within this distance count as simultaneous.",
-            "1",
-        ),
-        "min_synchrony_ratio" => h(
-            "Min synchrony ratio",
-            "of ranks",
-            "Fraction of ranks that must spike together for the synchrony signal.",
-            "any",
-        ),
-        "min_confidence" => h(
-            "Min confidence",
-            "0–1",
-            "Intervals below this confidence are not reported.",
-            "any",
-        ),
-        _ => None,
-    }
+    let f = OverrideField::named(field)?;
+    Some(OverrideHelp {
+        label: f.label,
+        unit: f.unit,
+        help: f.help,
+        step: if f.is_int() { "1" } else { "any" },
+    })
 }
 
 /// One sentence per reason code stormlog emits.
