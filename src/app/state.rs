@@ -7,9 +7,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use shardscope_core::analysis::AnalyzeSettings;
-use shardscope_core::attribution::{
-    AttributionConfig, Classification, OverrideValue, Preset, SettingsError, OVERRIDE_FIELDS,
-};
+use shardscope_core::attribution::{Classification, Preset, SettingsError};
 use shardscope_core::explorer::{Evaluation, ExploreReport, SensitivityReport};
 use shardscope_core::trace::{LoadError, LoadWarning};
 use shardscope_core::view::charts::BatchPlane;
@@ -21,6 +19,7 @@ use shardscope_core::view::permalink::{ExploreLink, Link, TraceLink};
 use shardscope_core::view::rank_filter::parse_rank_filter;
 pub use shardscope_core::view::table::SortKey;
 use shardscope_core::view::timeline::TimeWindow;
+use shardscope_core::view::trace_settings::{self, ResolvedTraceSettings, TraceSettingsInput};
 
 pub use shardscope_core::view::permalink::View;
 
@@ -169,45 +168,24 @@ impl TraceSettings {
         }
     }
 
-    /// The overrides as values for the core (empty inputs left out).
-    pub fn override_values(&self) -> Vec<(String, OverrideValue)> {
-        self.overrides.with(|m| {
-            OVERRIDE_FIELDS
-                .iter()
-                .filter_map(|f| {
-                    m.get(*f)
-                        .map(|v| v.trim())
-                        .filter(|v| !v.is_empty())
-                        .map(|v| (f.to_string(), OverrideValue::parse_cli(v)))
-                })
-                .collect()
+    /// The inputs as typed, resolved by the core (`view::trace_settings`).
+    pub fn resolved(&self) -> ResolvedTraceSettings {
+        trace_settings::resolve(&TraceSettingsInput {
+            preset: self.preset.get(),
+            overrides: self.overrides.get(),
+            phases: self.phases.get(),
+            session: self.session.get(),
         })
     }
 
-    /// stormlog's message for each override that it would reject (checked alone
-    /// against the preset, so each field shows its own problem).
+    /// stormlog's message for each override that it would reject.
     pub fn override_errors(&self) -> BTreeMap<String, SettingsError> {
-        let preset = self.preset.get().as_str();
-        self.override_values()
-            .into_iter()
-            .filter_map(|(field, value)| {
-                AttributionConfig::resolve(preset, &[(field.clone(), value)])
-                    .err()
-                    .map(|e| (field, e))
-            })
-            .collect()
+        self.resolved().field_errors
     }
 
     /// The settings to run, or the first problem (a bad override never starts a run).
     pub fn analyze_settings(&self) -> Result<AnalyzeSettings, SettingsError> {
-        let settings = AnalyzeSettings {
-            preset: self.preset.get().as_str().to_string(),
-            overrides: self.override_values(),
-            session_id: self.session.get(),
-            phases: self.phases.get(),
-        };
-        AttributionConfig::resolve(&settings.preset, &settings.overrides)?;
-        Ok(settings)
+        self.resolved().settings
     }
 }
 

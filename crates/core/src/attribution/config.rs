@@ -5,11 +5,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::py::py_repr_str;
 
-/// A preset name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// A preset name (stormlog's default is `medium`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Preset {
     Low,
+    #[default]
     Medium,
     High,
 }

@@ -18,3 +18,4 @@ pub mod scene;
 pub mod table;
 pub mod timeline;
 pub mod timeline_scene;
+pub mod trace_settings;

@@ -1,0 +1,153 @@
+//! The trace view's settings as typed in the page → the [`AnalyzeSettings`] to run, plus
+//! stormlog's message for each override field it would reject (the trace view's
+//! counterpart of [`super::explore::resolve`]). The page only holds the texts.
+
+use std::collections::BTreeMap;
+
+use crate::analysis::AnalyzeSettings;
+use crate::attribution::{AttributionConfig, OverrideValue, Preset, SettingsError, OVERRIDES};
+
+/// The settings column's inputs, as typed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TraceSettingsInput {
+    pub preset: Preset,
+    /// Override field → the text in its input (empty or missing: the preset's value).
+    pub overrides: BTreeMap<String, String>,
+    pub phases: bool,
+    /// `None`: stormlog's default session.
+    pub session: Option<String>,
+}
+
+/// What the inputs resolve to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedTraceSettings {
+    /// The settings to run, or the first problem in stormlog's order (a bad override
+    /// never starts a run).
+    pub settings: Result<AnalyzeSettings, SettingsError>,
+    /// stormlog's message for each override it would reject, each checked alone against
+    /// the preset, so every input shows its own problem.
+    pub field_errors: BTreeMap<String, SettingsError>,
+}
+
+/// The overrides as values for the core, in the table's order; empty inputs and
+/// unknown names are left out. A text reads as on the command line (`--override`).
+pub fn override_values(overrides: &BTreeMap<String, String>) -> Vec<(String, OverrideValue)> {
+    OVERRIDES
+        .iter()
+        .filter_map(|f| {
+            let text = overrides.get(f.name)?.trim();
+            (!text.is_empty()).then(|| (f.name.to_string(), OverrideValue::parse_cli(text)))
+        })
+        .collect()
+}
+
+/// Resolve the inputs: the run's settings and every field's problem.
+pub fn resolve(input: &TraceSettingsInput) -> ResolvedTraceSettings {
+    let preset = input.preset;
+    let overrides = override_values(&input.overrides);
+    let field_errors = overrides
+        .iter()
+        .filter_map(|(field, value)| {
+            AttributionConfig::resolve(preset.as_str(), &[(field.clone(), value.clone())])
+                .err()
+                .map(|e| (field.clone(), e))
+        })
+        .collect();
+    let settings = AnalyzeSettings {
+        preset: preset.as_str().to_string(),
+        overrides,
+        session_id: input.session.clone(),
+        phases: input.phases,
+    };
+    let settings =
+        AttributionConfig::resolve(&settings.preset, &settings.overrides).map(|_| settings);
+    ResolvedTraceSettings {
+        settings,
+        field_errors,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(overrides: &[(&str, &str)]) -> TraceSettingsInput {
+        TraceSettingsInput {
+            preset: Preset::High,
+            overrides: overrides
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            phases: true,
+            session: Some("s1".to_string()),
+        }
+    }
+
+    #[test]
+    fn empty_inputs_are_the_preset_and_texts_read_as_on_the_command_line() {
+        let r = resolve(&input(&[
+            ("min_gap_bytes", "  "),
+            ("min_confidence", " 0.5 "),
+        ]));
+        assert!(r.field_errors.is_empty());
+        let settings = r.settings.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(settings.preset, "high");
+        assert_eq!(
+            settings.overrides,
+            vec![("min_confidence".to_string(), OverrideValue::Float(0.5))]
+        );
+        assert_eq!(settings.session_id.as_deref(), Some("s1"));
+        assert!(settings.phases);
+    }
+
+    #[test]
+    fn overrides_come_in_the_tables_order_and_unknown_names_are_dropped() {
+        let r = resolve(&input(&[
+            ("min_confidence", "0.2"),
+            ("nope", "1"),
+            ("min_samples_per_rank", "4"),
+        ]));
+        let names: Vec<String> = r
+            .settings
+            .unwrap_or_else(|e| panic!("{e}"))
+            .overrides
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(names, ["min_samples_per_rank", "min_confidence"]);
+    }
+
+    #[test]
+    fn every_bad_field_has_its_own_message_and_the_run_gets_the_first() {
+        let r = resolve(&input(&[
+            ("min_confidence", "2"),
+            ("min_samples_per_rank", "1"),
+            ("min_gap_bytes", "abc"),
+        ]));
+        let message = |f: &str| r.field_errors.get(f).map(|e| e.message.clone());
+        assert_eq!(
+            message("min_confidence").as_deref(),
+            Some("min_confidence must be in [0, 1]")
+        );
+        assert_eq!(
+            message("min_samples_per_rank").as_deref(),
+            Some("min_samples_per_rank must be >= 3")
+        );
+        assert_eq!(
+            message("min_gap_bytes").as_deref(),
+            Some(
+                "min_gap_bytes must be a number, got a str \
+                 ('<' not supported between instances of 'str' and 'int')"
+            )
+        );
+        assert_eq!(r.field_errors.len(), 3);
+        let first = r.settings.err().map(|e| e.message);
+        assert_eq!(first.as_deref(), Some("min_samples_per_rank must be >= 3"));
+    }
+
+    #[test]
+    fn no_preset_is_stormlogs_default() {
+        let r = resolve(&TraceSettingsInput::default());
+        assert_eq!(r.settings.map(|s| s.preset).ok().as_deref(), Some("medium"));
+    }
+}
