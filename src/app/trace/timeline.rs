@@ -16,9 +16,12 @@ use leptos::ev::{KeyboardEvent, MouseEvent, WheelEvent};
 use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::analysis::IntervalRow;
-use shardscope_core::view::format::{format_bytes, format_duration};
 use shardscope_core::view::lod::{WindowQuery, MAX_COLUMNS};
-use shardscope_core::view::timeline::{format_offset, interval_at, trace_bounds, TimeWindow};
+use shardscope_core::view::timeline::{interval_at, trace_bounds, TimeWindow};
+use shardscope_core::view::timeline_input::{
+    drag_pan_ns, interval_line, is_drag, tooltip_lines, Action, HoverPoint, Wheel,
+    DOUBLE_CLICK_ZOOM, INTERVAL_ZOOM_FILL,
+};
 use shardscope_core::view::timeline_scene::{
     class_color, overview_scene, timeline_scene, TimelineLayout, TimelineSpec, OVERVIEW_HEIGHT,
 };
@@ -47,22 +50,6 @@ struct Drag {
     x0: f64,
     window: TimeWindow,
     moved: bool,
-}
-
-/// Zoom per W/S press and per 100 px of wheel.
-const KEY_ZOOM: f64 = 0.7;
-/// Pan per A/D press, as a fraction of the window.
-const KEY_PAN: f64 = 0.2;
-
-/// The UTC wall time of a trace timestamp (ns since the epoch).
-fn wall_time(ts_ns: i64) -> String {
-    let ms = ts_ns.div_euclid(1_000_000) as f64;
-    let iso: String = js_sys::Date::new(&ms.into()).to_iso_string().into();
-    let micros = ts_ns.rem_euclid(1_000_000) / 1_000;
-    format!(
-        "{}{micros:03} UTC",
-        iso.trim_end_matches('Z').replace('T', " ")
-    )
 }
 
 /// The longest a timeline picture paints in one frame.
@@ -329,36 +316,21 @@ pub fn Timeline() -> impl IntoView {
             rows.get(i)
                 .map(|r| (r.interval_start_ns, r.interval_end_ns))
         }) {
-            set_window(TimeWindow::around(start, end, 0.6, b));
+            set_window(TimeWindow::around(start, end, INTERVAL_ZOOM_FILL, b));
         }
     };
 
     let on_key = move |ev: KeyboardEvent| {
-        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+        let modifier = ev.ctrl_key() || ev.meta_key() || ev.alt_key();
+        let Some(action) = Action::from_key(&ev.key(), modifier) else {
             return;
-        }
-        let handled = match ev.key().as_str() {
-            "w" | "W" | "+" | "=" => {
-                zoom(KEY_ZOOM, anchor_ns());
-                true
-            }
-            "s" | "S" | "-" => {
-                zoom(1.0 / KEY_ZOOM, anchor_ns());
-                true
-            }
-            "a" | "A" | "ArrowLeft" => {
-                pan(-KEY_PAN);
-                true
-            }
-            "d" | "D" | "ArrowRight" => {
-                pan(KEY_PAN);
-                true
-            }
-            "Escape" => {
-                trace.window.set(None);
-                true
-            }
-            "Enter" => {
+        };
+        ev.prevent_default();
+        match action {
+            Action::Zoom(factor) => zoom(factor, anchor_ns()),
+            Action::Pan(fraction) => pan(fraction),
+            Action::Reset => trace.window.set(None),
+            Action::ZoomToSelected => {
                 if let Some(i) = trace.selected.get_untracked().and_then(|(rank, start)| {
                     rows.with_untracked(|r| {
                         r.iter()
@@ -367,12 +339,7 @@ pub fn Timeline() -> impl IntoView {
                 }) {
                     zoom_to_row(i);
                 }
-                true
             }
-            _ => false,
-        };
-        if handled {
-            ev.prevent_default();
         }
     };
     let on_wheel = move |ev: WheelEvent| {
@@ -380,19 +347,19 @@ pub fn Timeline() -> impl IntoView {
             return;
         }
         ev.prevent_default();
-        let (dx, dy) = (ev.delta_x(), ev.delta_y());
-        // Lines and pages count as 40 px and 800 px.
-        let unit = match ev.delta_mode() {
-            1 => 40.0,
-            2 => 800.0,
-            _ => 1.0,
+        let wheel = Wheel {
+            dx: ev.delta_x(),
+            dy: ev.delta_y(),
+            delta_mode: ev.delta_mode(),
+            shift: ev.shift_key(),
         };
-        if ev.shift_key() || dx.abs() > dy.abs() {
-            let delta = if dx.abs() > dy.abs() { dx } else { dy };
-            pan(delta * unit / layout.get_untracked().plot_width());
-        } else {
-            let anchor = local_xy(&ev).and_then(|(x, y)| hit(x, y)).map(|h| h.ts_ns);
-            zoom((dy * unit * 0.0025).exp(), anchor);
+        match wheel.action(layout.get_untracked().plot_width()) {
+            Action::Pan(fraction) => pan(fraction),
+            Action::Zoom(factor) => {
+                let anchor = local_xy(&ev).and_then(|(x, y)| hit(x, y)).map(|h| h.ts_ns);
+                zoom(factor, anchor);
+            }
+            Action::Reset | Action::ZoomToSelected => {}
         }
     };
     let on_down = move |ev: MouseEvent| {
@@ -417,15 +384,15 @@ pub fn Timeline() -> impl IntoView {
                 drag.set_value(None);
             } else {
                 let dx = x - d.x0;
-                if dx.abs() > 3.0 {
+                if is_drag(dx) {
                     d.moved = true;
                     drag.set_value(Some(d));
                 }
                 if d.moved {
                     if let Some(b) = bounds.get_untracked() {
-                        let ns =
-                            -(dx / layout.get_untracked().plot_width() * d.window.span_ns() as f64);
-                        set_window(d.window.pan_by(ns.round() as i64, b));
+                        let plot_width = layout.get_untracked().plot_width();
+                        let ns = drag_pan_ns(dx, plot_width, d.window.span_ns());
+                        set_window(d.window.pan_by(ns, b));
                     }
                 }
             }
@@ -452,7 +419,7 @@ pub fn Timeline() -> impl IntoView {
                 select_row(Some(i));
                 zoom_to_row(i);
             }
-            None => zoom(0.5, hit(x, y).map(|h| h.ts_ns)),
+            None => zoom(DOUBLE_CLICK_ZOOM, hit(x, y).map(|h| h.ts_ns)),
         }
     };
     // The overview: press or drag to centre the window there.
@@ -501,39 +468,14 @@ pub fn Timeline() -> impl IntoView {
         if !l.in_plot(h.x) {
             return None;
         }
-        let step = (window.span_ns() as f64 / l.plot_width()).max(1.0) as i64;
-        let mut lines = vec![format!(
-            "{}{}",
-            h.rank.map(|r| format!("rank {r} · ")).unwrap_or_default(),
-            format_offset(h.ts_ns - origin, step)
-        )];
-        lines.push(wall_time(h.ts_ns));
-        if let (Some(rank), Some(frame)) = (h.rank, trace.frame.get()) {
-            let lane = frame.lanes.iter().find(|l| l.rank == rank);
-            let span = (frame.end_ns - frame.start_ns).max(1) as f64;
-            let c = ((h.ts_ns - frame.start_ns) as f64 / span * f64::from(frame.columns)).floor();
-            if let Some(lane) = lane.filter(|_| c >= 0.0) {
-                let c = c as usize;
-                if let (Some(&lo), Some(&hi)) = (lane.gap_min.get(c), lane.gap_max.get(c)) {
-                    if !hi.is_nan() {
-                        let (lo, hi) = (lo as i64, hi as i64);
-                        lines.push(if (hi - lo).abs() < 1024 * 1024 {
-                            format!("gap {}", format_bytes(hi))
-                        } else {
-                            format!("gap {} – {}", format_bytes(lo), format_bytes(hi))
-                        });
-                    }
-                }
-                if let Some(&m) = lane.markers.get(c) {
-                    if m > 0 {
-                        lines.push(format!(
-                            "{m} collective marker{}",
-                            if m == 1 { "" } else { "s" }
-                        ));
-                    }
-                }
-            }
-        }
+        let ns_per_px = window.span_ns() as f64 / l.plot_width();
+        let hover_point = HoverPoint {
+            rank: h.rank,
+            ts_ns: h.ts_ns,
+        };
+        let lines = trace
+            .frame
+            .with(|frame| tooltip_lines(hover_point, origin, ns_per_px, frame.as_deref()));
         let interval = h.interval.and_then(|i| rows.with(|r| r.get(i).cloned()));
         let (left, top) = (h.x + 14.0, h.y + 14.0);
         let flip = h.x > l.width - 260.0;
@@ -551,15 +493,7 @@ pub fn Timeline() -> impl IntoView {
                     view! {
                         <div class="tooltip-interval">
                             <span class="swatch" style:background=c.css()></span>
-                            {format!(
-                                "{} · {:.3} · {} · peak gap {} · {}/{} ranks in sync",
-                                r.classification.short(),
-                                r.confidence,
-                                format_duration(r.duration_ns()),
-                                format_bytes(r.peak_gap_bytes),
-                                r.synchronized_ranks,
-                                r.expected_world_size
-                            )}
+                            {interval_line(&r)}
                         </div>
                     }
                 })}

@@ -17,5 +17,6 @@ pub mod scatter;
 pub mod scene;
 pub mod table;
 pub mod timeline;
+pub mod timeline_input;
 pub mod timeline_scene;
 pub mod trace_settings;

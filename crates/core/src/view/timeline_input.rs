@@ -1,0 +1,332 @@
+//! The timeline's input mapping and tooltip text, platform-free: which key does what,
+//! how a wheel turn or a drag moves the window, and the hover tooltip's lines. The page
+//! reads the event's fields, calls these, and applies the result to its window.
+
+use crate::analysis::IntervalRow;
+use crate::format::{format_bytes, format_duration};
+
+use super::lod::WindowData;
+use super::timeline::format_offset;
+
+/// Zoom per W/S press (the window's span is multiplied by it, or divided).
+pub const KEY_ZOOM: f64 = 0.7;
+/// Pan per A/D press, as a fraction of the window.
+pub const KEY_PAN: f64 = 0.2;
+/// A wheel turn of `dy` pixels zooms by `exp(dy × WHEEL_ZOOM_PER_PX)` (100 px ≈ ×1.28).
+pub const WHEEL_ZOOM_PER_PX: f64 = 0.0025;
+/// Wheel deltas in lines and pages count as this many pixels.
+pub const WHEEL_LINE_PX: f64 = 40.0;
+pub const WHEEL_PAGE_PX: f64 = 800.0;
+/// A press that moves farther than this is a drag (a pan), not a click (a selection).
+pub const DRAG_THRESHOLD_PX: f64 = 3.0;
+/// A double click on empty lanes zooms in by this factor.
+pub const DOUBLE_CLICK_ZOOM: f64 = 0.5;
+/// Zooming to an interval leaves it this fraction of the window.
+pub const INTERVAL_ZOOM_FILL: f64 = 0.6;
+/// A gap range narrower than this shows as one value in the tooltip.
+const ONE_GAP_BELOW_BYTES: i64 = 1024 * 1024;
+
+/// What a key does on the focused timeline.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Action {
+    /// Multiply the window's span by this factor around the anchor.
+    Zoom(f64),
+    /// Move the window by this fraction of its span (negative: earlier).
+    Pan(f64),
+    /// Show the whole trace.
+    Reset,
+    /// Zoom to the selected interval.
+    ZoomToSelected,
+}
+
+impl Action {
+    /// The action of `key` (a `KeyboardEvent.key`); `None` for other keys and for any
+    /// key with Ctrl, Meta or Alt held (those belong to the browser).
+    pub fn from_key(key: &str, with_modifier: bool) -> Option<Action> {
+        if with_modifier {
+            return None;
+        }
+        Some(match key {
+            "w" | "W" | "+" | "=" => Action::Zoom(KEY_ZOOM),
+            "s" | "S" | "-" => Action::Zoom(1.0 / KEY_ZOOM),
+            "a" | "A" | "ArrowLeft" => Action::Pan(-KEY_PAN),
+            "d" | "D" | "ArrowRight" => Action::Pan(KEY_PAN),
+            "Escape" => Action::Reset,
+            "Enter" => Action::ZoomToSelected,
+            _ => return None,
+        })
+    }
+}
+
+/// A wheel event's fields (`WheelEvent.deltaX/Y/deltaMode/shiftKey`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Wheel {
+    pub dx: f64,
+    pub dy: f64,
+    /// 0 pixels, 1 lines, 2 pages.
+    pub delta_mode: u32,
+    pub shift: bool,
+}
+
+impl Wheel {
+    /// What the wheel does over a plot `plot_width_px` wide: a mostly horizontal turn, or
+    /// any turn with Shift, pans (by the turn's share of the plot's width); a vertical
+    /// one zooms around the pointer.
+    pub fn action(&self, plot_width_px: f64) -> Action {
+        let unit = match self.delta_mode {
+            1 => WHEEL_LINE_PX,
+            2 => WHEEL_PAGE_PX,
+            _ => 1.0,
+        };
+        let horizontal = self.dx.abs() > self.dy.abs();
+        if self.shift || horizontal {
+            let delta = if horizontal { self.dx } else { self.dy };
+            Action::Pan(delta * unit / plot_width_px.max(1.0))
+        } else {
+            Action::Zoom((self.dy * unit * WHEEL_ZOOM_PER_PX).exp())
+        }
+    }
+}
+
+/// Whether a press that has moved `dx_px` has become a drag.
+pub fn is_drag(dx_px: f64) -> bool {
+    dx_px.abs() > DRAG_THRESHOLD_PX
+}
+
+/// How far (ns) dragging by `dx_px` moves a window of `span_ns` over a plot
+/// `plot_width_px` wide: the content follows the pointer, so the window moves against it.
+pub fn drag_pan_ns(dx_px: f64, plot_width_px: f64, span_ns: i64) -> i64 {
+    (-(dx_px / plot_width_px.max(1.0) * span_ns as f64)).round() as i64
+}
+
+/// The UTC wall time of a trace timestamp (ns since the epoch), to the microsecond:
+/// `2026-12-02 05:06:40.123456 UTC`.
+pub fn wall_time(ts_ns: i64) -> String {
+    let secs = ts_ns.div_euclid(1_000_000_000);
+    let micros = ts_ns.rem_euclid(1_000_000_000) / 1_000;
+    let (days, day_secs) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    let year = if (0..=9999).contains(&year) {
+        format!("{year:04}")
+    } else {
+        format!(
+            "{}{:06}",
+            if year < 0 { '-' } else { '+' },
+            year.unsigned_abs()
+        )
+    };
+    format!(
+        "{year}-{month:02}-{day:02} {:02}:{:02}:{:02}.{micros:06} UTC",
+        day_secs / 3600,
+        day_secs / 60 % 60,
+        day_secs % 60
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// Where the pointer is, for the tooltip.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HoverPoint {
+    pub rank: Option<i64>,
+    pub ts_ns: i64,
+}
+
+/// The tooltip's lines: rank and offset from `origin_ns` (with the decimals a pixel of
+/// `ns_per_px` needs), wall time, then what the shown window holds in that pixel column
+/// of the rank's lane (gap range, collective markers).
+pub fn tooltip_lines(
+    hover: HoverPoint,
+    origin_ns: i64,
+    ns_per_px: f64,
+    frame: Option<&WindowData>,
+) -> Vec<String> {
+    let step = ns_per_px.max(1.0) as i64;
+    let mut lines = vec![format!(
+        "{}{}",
+        hover
+            .rank
+            .map(|r| format!("rank {r} · "))
+            .unwrap_or_default(),
+        format_offset(hover.ts_ns - origin_ns, step)
+    )];
+    lines.push(wall_time(hover.ts_ns));
+    let (Some(rank), Some(frame)) = (hover.rank, frame) else {
+        return lines;
+    };
+    let Some(lane) = frame.lanes.iter().find(|l| l.rank == rank) else {
+        return lines;
+    };
+    let span = (frame.end_ns - frame.start_ns).max(1) as f64;
+    let column = ((hover.ts_ns - frame.start_ns) as f64 / span * f64::from(frame.columns)).floor();
+    if column < 0.0 {
+        return lines;
+    }
+    let column = column as usize;
+    if let (Some(&lo), Some(&hi)) = (lane.gap_min.get(column), lane.gap_max.get(column)) {
+        if !hi.is_nan() {
+            let (lo, hi) = (lo as i64, hi as i64);
+            lines.push(if (hi - lo).abs() < ONE_GAP_BELOW_BYTES {
+                format!("gap {}", format_bytes(hi))
+            } else {
+                format!("gap {} – {}", format_bytes(lo), format_bytes(hi))
+            });
+        }
+    }
+    if let Some(&m) = lane.markers.get(column).filter(|&&m| m > 0) {
+        lines.push(format!(
+            "{m} collective marker{}",
+            if m == 1 { "" } else { "s" }
+        ));
+    }
+    lines
+}
+
+/// The tooltip's line for the interval under the pointer.
+pub fn interval_line(row: &IntervalRow) -> String {
+    format!(
+        "{} · {:.3} · {} · peak gap {} · {}/{} ranks in sync",
+        row.classification.short(),
+        row.confidence,
+        format_duration(row.duration_ns()),
+        format_bytes(row.peak_gap_bytes),
+        row.synchronized_ranks,
+        row.expected_world_size
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::lod::LaneWindow;
+
+    #[test]
+    fn keys_map_to_actions_and_modifiers_belong_to_the_browser() {
+        assert_eq!(Action::from_key("w", false), Some(Action::Zoom(KEY_ZOOM)));
+        assert_eq!(Action::from_key("=", false), Some(Action::Zoom(KEY_ZOOM)));
+        assert_eq!(
+            Action::from_key("S", false),
+            Some(Action::Zoom(1.0 / KEY_ZOOM))
+        );
+        assert_eq!(
+            Action::from_key("ArrowLeft", false),
+            Some(Action::Pan(-KEY_PAN))
+        );
+        assert_eq!(Action::from_key("d", false), Some(Action::Pan(KEY_PAN)));
+        assert_eq!(Action::from_key("Escape", false), Some(Action::Reset));
+        assert_eq!(
+            Action::from_key("Enter", false),
+            Some(Action::ZoomToSelected)
+        );
+        assert_eq!(Action::from_key("w", true), None);
+        assert_eq!(Action::from_key("x", false), None);
+    }
+
+    #[test]
+    fn the_wheel_zooms_vertically_and_pans_sideways_or_with_shift() {
+        let turn = |dx, dy, delta_mode, shift| Wheel {
+            dx,
+            dy,
+            delta_mode,
+            shift,
+        };
+        assert_eq!(
+            turn(0.0, 100.0, 0, false).action(1000.0),
+            Action::Zoom((0.25f64).exp())
+        );
+        assert_eq!(
+            turn(0.0, -3.0, 1, false).action(1000.0),
+            Action::Zoom((-120.0 * WHEEL_ZOOM_PER_PX).exp())
+        );
+        assert_eq!(turn(50.0, 10.0, 0, false).action(1000.0), Action::Pan(0.05));
+        assert_eq!(turn(0.0, 100.0, 0, true).action(1000.0), Action::Pan(0.1));
+        assert_eq!(turn(1.0, 0.0, 2, false).action(1600.0), Action::Pan(0.5));
+    }
+
+    #[test]
+    fn a_drag_starts_past_the_threshold_and_moves_the_window_against_the_pointer() {
+        assert!(!is_drag(3.0));
+        assert!(is_drag(-3.5));
+        assert_eq!(drag_pan_ns(100.0, 1000.0, 1_000_000), -100_000);
+        assert_eq!(drag_pan_ns(-250.0, 1000.0, 1_000), 250);
+    }
+
+    #[test]
+    fn wall_time_is_utc_to_the_microsecond() {
+        assert_eq!(wall_time(0), "1970-01-01 00:00:00.000000 UTC");
+        assert_eq!(
+            wall_time(1_764_651_999_123_456_789),
+            "2025-12-02 05:06:39.123456 UTC"
+        );
+        assert_eq!(wall_time(-1_000), "1969-12-31 23:59:59.999999 UTC");
+        assert_eq!(
+            wall_time(951_782_400_000_000_000),
+            "2000-02-29 00:00:00.000000 UTC"
+        );
+    }
+
+    #[test]
+    fn the_tooltip_names_rank_time_gap_and_markers_of_the_column() {
+        let frame = WindowData {
+            start_ns: 1_000,
+            end_ns: 1_400,
+            columns: 4,
+            lanes: vec![LaneWindow {
+                rank: 2,
+                gap_min: vec![f32::NAN, 1024.0, 0.0, 0.0],
+                gap_max: vec![f32::NAN, 2048.0, 3.0 * 1024.0 * 1024.0, 0.0],
+                markers: vec![0, 1, 3, 0],
+                gap_floor_bytes: 0,
+                gap_peak_bytes: 0,
+                window_samples: 0,
+            }],
+        };
+        let at = |ts_ns| {
+            tooltip_lines(
+                HoverPoint {
+                    rank: Some(2),
+                    ts_ns,
+                },
+                1_000,
+                1_000_000.0,
+                Some(&frame),
+            )
+        };
+        let lines = at(1_150);
+        assert_eq!(
+            lines[0],
+            format!("rank 2 · {}", format_offset(150, 1_000_000))
+        );
+        assert_eq!(lines[1], wall_time(1_150));
+        assert_eq!(&lines[2..], ["gap 2.00 KiB", "1 collective marker"]);
+        assert_eq!(
+            &at(1_250)[2..],
+            ["gap 0 B – 3.00 MiB", "3 collective markers"]
+        );
+        assert_eq!(at(1_050).len(), 2, "no value, no marker");
+        assert_eq!(at(900).len(), 2, "left of the window");
+        let no_rank = tooltip_lines(
+            HoverPoint {
+                rank: None,
+                ts_ns: 1_150,
+            },
+            1_000,
+            1.0,
+            Some(&frame),
+        );
+        assert_eq!(no_rank.len(), 2);
+        assert!(!no_rank[0].starts_with("rank"));
+    }
+}
