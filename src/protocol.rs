@@ -20,7 +20,7 @@ use shardscope_core::analysis::{AnalyzeSettings, IntervalRow};
 use shardscope_core::attribution::{AttributionConfig, SettingsError};
 use shardscope_core::explorer::{Evaluation, ExploreReport, SensitivityReport};
 use shardscope_core::trace::ranges::RangeTask;
-use shardscope_core::trace::{LoadError, LoadWarning};
+use shardscope_core::trace::{LoadError, LoadWarning, SessionStatus};
 use shardscope_core::view::charts::BatchPlane;
 use shardscope_core::view::explore::ExploreRequest;
 use shardscope_core::view::lod::{LaneWindow, RankSummary, WindowData, WindowQuery};
@@ -158,7 +158,7 @@ impl ExportFormat {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionInfo {
     pub session_id: String,
-    pub status: String,
+    pub status: SessionStatus,
     pub events: u64,
     /// Synthesized from per-rank files.
     pub distributed: bool,

@@ -191,7 +191,7 @@ impl TraceJob {
                 .iter()
                 .map(|s| SessionInfo {
                     session_id: s.summary.session_id.clone(),
-                    status: s.summary.status.as_str().to_string(),
+                    status: s.summary.status,
                     events: s.events.len() as u64,
                     distributed: s.synthetic,
                 })

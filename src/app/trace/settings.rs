@@ -520,7 +520,7 @@ pub fn TraceSettingsPanel() -> impl IntoView {
                                     let selected = s.session_id == chosen;
                                     let label = format!(
                                         "{} · {} · {} events",
-                                        s.session_id, s.status, s.events
+                                        s.session_id, s.status.as_str(), s.events
                                     );
                                     view! {
                                         <option value=s.session_id selected=selected>{label}</option>

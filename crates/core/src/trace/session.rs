@@ -1,12 +1,12 @@
 //! Sessions: identity, lifecycle summary and stormlog's default selection
 //! (completed > interrupted > incomplete > running, then the most recent).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::json::{py_strip, Node, Tape};
 
 /// A session's lifecycle state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SessionStatus {
     Completed,
