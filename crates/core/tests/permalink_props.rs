@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use shardscope_core::attribution::{Preset, OVERRIDE_FIELDS};
 use shardscope_core::explorer::{EfficiencyMode, Mode, Scope, MACHINE_PRESETS, MODEL_PRESETS};
-use shardscope_core::view::explore::{short_key, ColorBy, ExploreSettings};
+use shardscope_core::view::explore::{short_key, ColorBy, ExploreSettings, Knob};
 use shardscope_core::view::permalink::{ExploreLink, Link, TraceLink, View, MAX_PINNED};
 use shardscope_core::view::timeline::TimeWindow;
 
@@ -92,7 +92,10 @@ fn explore_link() -> impl Strategy<Value = ExploreLink> {
             prop::collection::vec(topology, 0..=MAX_PINNED),
         ),
         any::<bool>(),
-        prop_oneof![Just(ColorBy::Efficiency), (0u8..9).prop_map(ColorBy::Knob)],
+        prop_oneof![
+            Just(ColorBy::Efficiency),
+            prop::sample::select(Knob::ALL.to_vec()).prop_map(ColorBy::Knob)
+        ],
     )
         .prop_map(
             |(

@@ -10,7 +10,7 @@ use leptos::ev::MouseEvent;
 use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::view::explore::{
-    knobs_text, latency_text, parse_short_key, short_key, why_not, ColorBy, FEASIBLE, KNOB_NAMES,
+    knobs_text, latency_text, parse_short_key, short_key, why_not, ColorBy, Knob, FEASIBLE,
 };
 use shardscope_core::view::scatter::{
     nearest_point, scatter_scene, ScatterMap, ScatterRange, ScatterSpec,
@@ -302,7 +302,7 @@ pub fn Scatter() -> impl IntoView {
     };
 
     let color_options = std::iter::once("efficiency")
-        .chain(KNOB_NAMES)
+        .chain(Knob::ALL.map(Knob::name))
         .collect::<Vec<_>>();
     view! {
         <div class="scatter-toolbar">

@@ -302,23 +302,88 @@ pub fn why_not(flags: u8) -> Option<&'static str> {
     }
 }
 
+/// One of the nine parallelism knobs, in [`Points::knobs`]' column order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Knob {
+    Cp,
+    Tp,
+    Pp,
+    Dp,
+    Kv,
+    Ffn,
+    Tpp,
+    Cpp,
+    Ring,
+}
+
+impl Knob {
+    pub const ALL: [Knob; 9] = [
+        Knob::Cp,
+        Knob::Tp,
+        Knob::Pp,
+        Knob::Dp,
+        Knob::Kv,
+        Knob::Ffn,
+        Knob::Tpp,
+        Knob::Cpp,
+        Knob::Ring,
+    ];
+
+    /// Its column in [`Points::knobs`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The name the colour picker, links and short keys use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Knob::Cp => "cp",
+            Knob::Tp => "tp",
+            Knob::Pp => "pp",
+            Knob::Dp => "dp",
+            Knob::Kv => "kv",
+            Knob::Ffn => "ffn",
+            Knob::Tpp => "tpp",
+            Knob::Cpp => "cpp",
+            Knob::Ring => "ring",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Knob> {
+        Knob::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The values the knob takes, as labels, in option order (its column's indices).
+    pub fn labels(self) -> Vec<String> {
+        fn strings<T: ToString>(all: &[T]) -> Vec<String> {
+            all.iter().map(T::to_string).collect()
+        }
+        match self {
+            Knob::Cp => strings(&CP_OPTIONS),
+            Knob::Tp => strings(&TP_OPTIONS),
+            Knob::Pp => strings(&PP_OPTIONS),
+            Knob::Dp => strings(&DP_OPTIONS),
+            Knob::Kv => strings(KvShardMode::ALL),
+            Knob::Ffn => strings(FfnShardScope::ALL),
+            Knob::Tpp | Knob::Cpp => strings(PlacementKind::ALL),
+            Knob::Ring => strings(RingVariant::ALL),
+        }
+    }
+}
+
 /// What the scatter's colours mean: efficiency (a ramp) or one knob (categories).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum ColorBy {
     #[default]
     Efficiency,
-    /// Index into [`Points::knobs`]: cp, tp, pp, dp, kv, ffn, tpp, cpp, ring.
-    Knob(u8),
+    Knob(Knob),
 }
-
-/// The knob names of [`Points::knobs`], as the colour picker and links name them.
-pub const KNOB_NAMES: [&str; 9] = ["cp", "tp", "pp", "dp", "kv", "ffn", "tpp", "cpp", "ring"];
 
 impl ColorBy {
     pub fn name(self) -> &'static str {
         match self {
             ColorBy::Efficiency => "efficiency",
-            ColorBy::Knob(k) => KNOB_NAMES.get(k as usize).copied().unwrap_or("efficiency"),
+            ColorBy::Knob(k) => k.name(),
         }
     }
 
@@ -326,26 +391,14 @@ impl ColorBy {
         if name == "efficiency" {
             return Some(ColorBy::Efficiency);
         }
-        KNOB_NAMES
-            .iter()
-            .position(|k| *k == name)
-            .map(|k| ColorBy::Knob(k as u8))
+        Knob::parse(name).map(ColorBy::Knob)
     }
 
-    /// The values a knob takes, as labels, in option order.
+    /// The values a knob takes, as labels, in option order (none for efficiency).
     pub fn labels(self) -> Vec<String> {
         match self {
             ColorBy::Efficiency => Vec::new(),
-            ColorBy::Knob(0) => CP_OPTIONS.iter().map(|v| v.to_string()).collect(),
-            ColorBy::Knob(1) => TP_OPTIONS.iter().map(|v| v.to_string()).collect(),
-            ColorBy::Knob(2) => PP_OPTIONS.iter().map(|v| v.to_string()).collect(),
-            ColorBy::Knob(3) => DP_OPTIONS.iter().map(|v| v.to_string()).collect(),
-            ColorBy::Knob(4) => KvShardMode::ALL.iter().map(|v| v.to_string()).collect(),
-            ColorBy::Knob(5) => FfnShardScope::ALL.iter().map(|v| v.to_string()).collect(),
-            ColorBy::Knob(6) | ColorBy::Knob(7) => {
-                PlacementKind::ALL.iter().map(|v| v.to_string()).collect()
-            }
-            ColorBy::Knob(_) => RingVariant::ALL.iter().map(|v| v.to_string()).collect(),
+            ColorBy::Knob(k) => k.labels(),
         }
     }
 }
@@ -976,11 +1029,18 @@ mod tests {
 
     #[test]
     fn colours_by_knob_and_reasons_in_a_word() {
-        for name in KNOB_NAMES.iter().chain(["efficiency"].iter()) {
+        for name in Knob::ALL
+            .map(Knob::name)
+            .iter()
+            .chain(["efficiency"].iter())
+        {
             assert_eq!(ColorBy::parse(name).map(ColorBy::name), Some(*name));
         }
         assert_eq!(ColorBy::parse("rainbow"), None);
-        assert_eq!(ColorBy::Knob(1).labels(), ["1", "2", "4", "8", "16", "32"]);
+        assert_eq!(
+            ColorBy::Knob(Knob::Tp).labels(),
+            ["1", "2", "4", "8", "16", "32"]
+        );
         assert_eq!(why_not(FITS_MEMORY | PLACES), None);
         assert_eq!(why_not(PLACES), Some("over the memory budget"));
         assert_ne!(category_color(0), category_color(1));

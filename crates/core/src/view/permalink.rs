@@ -514,7 +514,7 @@ mod tests {
                 selected: Some("cp2.tp4.pp1.dp1.split.TP+CP.pe.pe.qoml".into()),
                 pinned: vec!["cp1.tp8.pp1.dp1.split.TP.pe.pe.kv".into()],
                 infeasible: true,
-                color: ColorBy::Knob(1),
+                color: ColorBy::Knob(crate::view::explore::Knob::Tp),
             },
             ..Link::default()
         };

@@ -306,7 +306,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         ColorBy::Efficiency => {
             ((f64::from(points.efficiency[i]) / emax).clamp(0.0, 1.0) * 47.0).round() as u32
         }
-        ColorBy::Knob(k) => u32::from(points.knobs[i][usize::from(k).min(8)]),
+        ColorBy::Knob(k) => u32::from(points.knobs[i][k.index()]),
     };
     let color_of = |q: u32| match spec.color_by {
         ColorBy::Efficiency => efficiency_color(f64::from(q) / 47.0),
