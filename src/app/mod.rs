@@ -171,7 +171,7 @@ fn WorkerBadge() -> impl IntoView {
         WorkerStatus::Ready { core_version, .. } => format!("Worker ready · core {core_version}"),
         WorkerStatus::Failed { message } => format!("Worker problem: {message}"),
         WorkerStatus::Stale { .. } => {
-            "This page was updated since it was opened: reload it to use the new version."
+            "Shardscope was updated since this page was opened: reload to use the new version."
                 .to_string()
         }
     };

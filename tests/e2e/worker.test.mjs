@@ -140,7 +140,7 @@ export const tests = [
       await page.goto(baseUrl);
       await waitForAttr(page, 'worker-status', 'data-state', 'stale');
       const status = byTestId(page, 'worker-status');
-      assert.match(await status.innerText(), /updated since it was opened: reload it/);
+      assert.match(await status.innerText(), /updated since this page was opened: reload to use the new version/);
       assert.match(await status.getAttribute('title'), new RegExp(`cached worker is build ${stale}`));
       assert.equal(await byTestId(page, 'reload-page').count(), 1);
       // A request made now fails with the same words; no result is shown.
