@@ -20,7 +20,7 @@ pub const WORKER_URL: &str = "./worker_loader.js";
 #[derive(Debug, Clone, PartialEq)]
 pub enum WorkerEvent {
     /// The handshake arrived; queued requests have been sent.
-    Ready { core_version: String },
+    Ready,
     /// The worker comes from another build than the page (a cached worker after a deploy):
     /// it was stopped before any request reached it, and every request fails.
     Stale { worker_build: String },
@@ -219,13 +219,13 @@ impl WorkerClient {
             (READY_ID, ResponseBody::Ready { build, .. }) if build != BUILD_ID => {
                 self.refuse_stale(build);
             }
-            (READY_ID, ResponseBody::Ready { core_version, .. }) => {
+            (READY_ID, ResponseBody::Ready { .. }) => {
                 let (worker, queue) = {
                     let mut inner = self.inner.borrow_mut();
                     inner.ready = true;
                     (inner.worker.clone(), std::mem::take(&mut inner.queue))
                 };
-                self.emit(WorkerEvent::Ready { core_version });
+                self.emit(WorkerEvent::Ready);
                 if let Some(worker) = worker {
                     for (message, transfer) in queue {
                         let id = crate::protocol::peek_id(&message);

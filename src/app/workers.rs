@@ -167,7 +167,7 @@ impl Workers {
 fn start_worker(state: AppState) -> WorkerClient {
     let worker = state.worker;
     WorkerClient::start(WORKER_URL, move |event| match event {
-        WorkerEvent::Ready { .. } => {}
+        WorkerEvent::Ready => {}
         WorkerEvent::Stale { worker_build } => worker.set(WorkerStatus::Stale { worker_build }),
         WorkerEvent::Failed { message } => worker.set(WorkerStatus::Failed { message }),
     })

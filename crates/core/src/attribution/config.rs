@@ -161,26 +161,27 @@ impl AttributionConfig {
     }
 }
 
-/// How an override field's value is held: an integer (Python compares it exactly) or a
-/// float, with its accessors on [`AttributionConfig`].
+/// How an override field's value is held — an integer (Python compares it exactly) or a
+/// float — with its accessors on [`AttributionConfig`] and stormlog's check once set.
 #[derive(Debug, Clone, Copy)]
 pub enum FieldKind {
+    /// `value < min` fails.
     Int {
         get: fn(&AttributionConfig) -> i64,
         set: fn(&mut AttributionConfig, i64),
+        min: i64,
     },
     Float {
         get: fn(&AttributionConfig) -> f64,
         set: fn(&mut AttributionConfig, f64),
+        rule: FloatRule,
     },
 }
 
-/// stormlog's check of a field once set; its comparison decides the wording of a type
+/// stormlog's check of a float field; its comparison decides the wording of a type
 /// error (`'<' not supported between ...`, and which operand comes first).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum FieldRule {
-    /// `value < min` fails.
-    IntAtLeast(i64),
+pub enum FloatRule {
     /// `value < 0.0` fails (NaN passes, as in Python).
     NonNegative,
     /// `value <= 0.0` fails (NaN passes).
@@ -196,7 +197,6 @@ pub enum FieldRule {
 pub struct OverrideField {
     pub name: &'static str,
     pub kind: FieldKind,
-    pub rule: FieldRule,
     /// stormlog's message when the rule fails.
     pub message: &'static str,
     /// The page's label, the unit of the number typed, and one sentence of help.
@@ -206,10 +206,11 @@ pub struct OverrideField {
 }
 
 macro_rules! override_field {
-    ($name:ident, $kind:ident, $ty:ty, $rule:expr, $message:literal, $label:literal, $unit:literal, $help:literal) => {
+    ($name:ident, $kind:ident, $ty:ty, $check:ident: $rule:expr, $message:literal, $label:literal, $unit:literal, $help:literal) => {
         OverrideField {
             name: stringify!($name),
             kind: FieldKind::$kind {
+                $check: $rule,
                 get: {
                     fn get(c: &AttributionConfig) -> $ty {
                         c.$name
@@ -223,7 +224,6 @@ macro_rules! override_field {
                     set
                 },
             },
-            rule: $rule,
             message: $message,
             label: $label,
             unit: $unit,
@@ -238,7 +238,7 @@ pub const OVERRIDES: [OverrideField; 9] = [
         min_samples_per_rank,
         Int,
         i64,
-        FieldRule::IntAtLeast(3),
+        min: 3,
         "min_samples_per_rank must be >= 3",
         "Min samples per rank",
         "samples",
@@ -248,7 +248,7 @@ pub const OVERRIDES: [OverrideField; 9] = [
         min_gap_bytes,
         Int,
         i64,
-        FieldRule::IntAtLeast(0),
+        min: 0,
         "min_gap_bytes must be >= 0",
         "Min gap",
         "bytes",
@@ -258,7 +258,7 @@ pub const OVERRIDES: [OverrideField; 9] = [
         min_gap_ratio,
         Float,
         f64,
-        FieldRule::NonNegative,
+        rule: FloatRule::NonNegative,
         "min_gap_ratio must be >= 0",
         "Min gap ratio",
         "of device total",
@@ -268,7 +268,7 @@ pub const OVERRIDES: [OverrideField; 9] = [
         robust_zscore_threshold,
         Float,
         f64,
-        FieldRule::Positive,
+        rule: FloatRule::Positive,
         "robust_zscore_threshold must be > 0",
         "Outlier z-score",
         "MAD z",
@@ -278,7 +278,7 @@ pub const OVERRIDES: [OverrideField; 9] = [
         marker_window_ns,
         Int,
         i64,
-        FieldRule::IntAtLeast(0),
+        min: 0,
         "marker_window_ns must be >= 0",
         "Marker window",
         "ns",
@@ -288,7 +288,7 @@ pub const OVERRIDES: [OverrideField; 9] = [
         interval_padding_ns,
         Int,
         i64,
-        FieldRule::IntAtLeast(0),
+        min: 0,
         "interval_padding_ns must be >= 0",
         "Interval padding",
         "ns",
@@ -298,7 +298,7 @@ pub const OVERRIDES: [OverrideField; 9] = [
         synchrony_window_ns,
         Int,
         i64,
-        FieldRule::IntAtLeast(0),
+        min: 0,
         "synchrony_window_ns must be >= 0",
         "Synchrony window",
         "ns",
@@ -308,7 +308,7 @@ pub const OVERRIDES: [OverrideField; 9] = [
         min_synchrony_ratio,
         Float,
         f64,
-        FieldRule::UnitInterval,
+        rule: FloatRule::UnitInterval,
         "min_synchrony_ratio must be in [0, 1]",
         "Min synchrony ratio",
         "of ranks",
@@ -318,7 +318,7 @@ pub const OVERRIDES: [OverrideField; 9] = [
         min_confidence,
         Float,
         f64,
-        FieldRule::UnitInterval,
+        rule: FloatRule::UnitInterval,
         "min_confidence must be in [0, 1]",
         "Min confidence",
         "0–1",
@@ -356,15 +356,6 @@ impl OverrideField {
         }
     }
 
-    /// The comparison stormlog makes, and whether the number is its left operand.
-    fn comparison(&self) -> (&'static str, bool) {
-        match self.rule {
-            FieldRule::IntAtLeast(_) | FieldRule::NonNegative => ("<", false),
-            FieldRule::Positive => ("<=", false),
-            FieldRule::UnitInterval => ("<=", true),
-        }
-    }
-
     /// Set the field from `value` (`None`: keep the preset's) and check it, as stormlog
     /// does, with its messages.
     fn apply(
@@ -372,21 +363,25 @@ impl OverrideField {
         value: Option<OverrideValue>,
         config: &mut AttributionConfig,
     ) -> Result<(), SettingsError> {
-        let (op, number_first) = self.comparison();
         let failed = match self.kind {
-            FieldKind::Int { get, set } => {
+            FieldKind::Int { get, set, min } => {
                 let v = int_field(value, self.name, get(config))?;
                 set(config, v);
-                matches!(self.rule, FieldRule::IntAtLeast(min) if v < min)
+                v < min
             }
-            FieldKind::Float { get, set } => {
+            FieldKind::Float { get, set, rule } => {
+                // The comparison stormlog makes, and whether the number is its left operand.
+                let (op, number_first) = match rule {
+                    FloatRule::NonNegative => ("<", false),
+                    FloatRule::Positive => ("<=", false),
+                    FloatRule::UnitInterval => ("<=", true),
+                };
                 let v = float_field(value, self.name, get(config), op, number_first)?;
                 set(config, v);
-                match self.rule {
-                    FieldRule::NonNegative => v < 0.0,
-                    FieldRule::Positive => v <= 0.0,
-                    FieldRule::UnitInterval => !(0.0..=1.0).contains(&v),
-                    FieldRule::IntAtLeast(_) => false,
+                match rule {
+                    FloatRule::NonNegative => v < 0.0,
+                    FloatRule::Positive => v <= 0.0,
+                    FloatRule::UnitInterval => !(0.0..=1.0).contains(&v),
                 }
             }
         };

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 pub use config::{
-    AttributionConfig, FieldKind, FieldRule, OverrideField, OverrideValue, Preset, SettingsError,
+    AttributionConfig, FieldKind, FloatRule, OverrideField, OverrideValue, Preset, SettingsError,
     OVERRIDES, OVERRIDE_FIELDS,
 };
 
