@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use js_sys::Uint8Array;
 use shardscope_core::json::Tape;
-use shardscope_core::trace::fs::{children_among, kind_among};
+use shardscope_core::trace::fs::{children_among, kind_among, resolve_dropped};
 use shardscope_core::trace::ranges::{parse_range, Preparsed, RangeTask};
 use shardscope_core::trace::split::Layout;
 use shardscope_core::trace::{PathKind, TraceFs};
@@ -288,12 +288,6 @@ async fn fill(read: Option<(JsFuture, u64)>, buf: &mut Vec<u8>) -> bool {
     true
 }
 
-/// The absolute form of a dropped file's name, as [`BlobFs`] resolves it (the root of
-/// the default session ids of its records).
-pub fn resolved_name(name: &str) -> String {
-    format!("/{}", name.trim_matches('/'))
-}
-
 /// Dropped files (names may be relative paths inside a dropped folder) as a file tree.
 pub struct BlobFs {
     files: Vec<(String, Blob)>,
@@ -366,7 +360,7 @@ impl TraceFs for BlobFs {
     }
 
     fn resolve(&self, path: &str) -> String {
-        resolved_name(path)
+        resolve_dropped(path)
     }
 
     fn take_parsed(&self, path: &str) -> Option<Preparsed<'_>> {

@@ -14,14 +14,14 @@ use super::super::now_ms;
 use super::super::state::{AppState, Phase, Problem, Progress};
 use super::super::worker_client::WorkerClient;
 use super::super::workers::WorkersHandle;
-use crate::blob::{blob_size, resolved_name};
+use crate::blob::blob_size;
 use crate::protocol::{
     unpack_f32, ExportFormat, NamedBlob, ParsedFile, RequestBody, ResponseBody, Stage, TraceReport,
 };
 use shardscope_core::analysis::{page_input_refusal, AnalyzeSettings};
-use shardscope_core::trace::load::json_default_session_id;
-use shardscope_core::trace::ranges::{plan, RangeTask, SLACK_BYTES};
-use shardscope_core::trace::split::MIN_PARALLEL_BYTES;
+use shardscope_core::trace::ranges::share::{
+    assign, plan_files, Assignment, FilePlan, Gather, LoadedFile, BROWSER_RANGE_BYTES,
+};
 use wasm_bindgen::JsValue;
 
 /// Load `files` in a fresh worker; the trace on screen stays until something loaded.
@@ -84,281 +84,231 @@ pub fn load_files(state: AppState, workers: WorkersHandle, files: Vec<NamedBlob>
         total_bytes: total,
         stage: Stage::Reading { file: first },
     });
-    let started = now_ms();
     let client = workers.with_value(|w| w.take_spare());
     workers.with_value(|w| *w.loading.borrow_mut() = Some(client.clone()));
-    let plans = range_plans(&files);
+    let sizes: Vec<LoadedFile<'_>> = files
+        .iter()
+        .map(|f| LoadedFile {
+            name: &f.name,
+            bytes: blob_size(&f.blob),
+        })
+        .collect();
+    let plans = plan_files(&sizes, BROWSER_RANGE_BYTES);
     trace.preparse_ms.set(0.0);
+    let job = LoadJob {
+        state,
+        workers,
+        client,
+        files,
+        settings,
+        generation,
+        started: now_ms(),
+    };
     if plans.is_empty() {
-        send_load(
-            state,
-            workers,
-            &client,
-            files,
-            settings,
-            Vec::new(),
-            generation,
-            started,
-        );
+        job.send(Vec::new());
     } else {
         let helper = workers.with_value(|w| w.take_helper());
-        preparse(
-            state, workers, client, helper, files, settings, plans, generation, started,
-        );
+        job.preparse(helper, plans);
     }
 }
 
-/// Bytes per range in the browser: each `FileReaderSync` read has a fixed cost of
-/// several milliseconds, so ranges are bigger than natively.
-const WEB_RANGE_BYTES: u64 = 16 << 20;
-
-/// A big JSON file to parse in ranges on two workers before the load.
-struct RangePlan {
-    file: NamedBlob,
-    tasks: Vec<RangeTask>,
-    default_session_id: String,
-}
-
-/// The dropped files worth parsing in ranges: JSON files of 8 MiB and more (a file
-/// that turns out not to be a JSON array makes its ranges give up, and the loading
-/// worker parses it as usual).
-fn range_plans(files: &[NamedBlob]) -> Vec<RangePlan> {
-    files
-        .iter()
-        .filter(|f| f.name.to_ascii_lowercase().ends_with(".json"))
-        .filter(|f| blob_size(&f.blob) >= MIN_PARALLEL_BYTES)
-        .map(|f| RangePlan {
-            file: f.clone(),
-            tasks: plan(blob_size(&f.blob), WEB_RANGE_BYTES, SLACK_BYTES),
-            default_session_id: json_default_session_id(&resolved_name(&f.name)),
-        })
-        .collect()
-}
-
-/// What the two parsing workers have sent back so far.
-struct Gathered {
-    files: Vec<(RangePlan, Vec<Option<JsValue>>, bool)>,
-    outstanding: usize,
-    done_bytes: u64,
-    total_bytes: u64,
-}
-
-/// Parse the planned files' ranges on the loading worker and the helper (every other
-/// range each), then load with the parsed ranges attached.
-#[allow(clippy::too_many_arguments)]
-fn preparse(
+/// One load on its way: what each of its steps needs.
+struct LoadJob {
     state: AppState,
     workers: WorkersHandle,
+    /// The worker that loads (and keeps the trace if it loads).
     client: WorkerClient,
-    helper: WorkerClient,
     files: Vec<NamedBlob>,
     settings: AnalyzeSettings,
-    plans: Vec<RangePlan>,
+    /// Answers to an older load are dropped.
     generation: u64,
     started: f64,
-) {
-    let trace = state.trace;
-    let total_bytes = files.iter().map(|f| blob_size(&f.blob)).sum();
-    let requests: Vec<(usize, usize, Vec<RangeTask>)> = plans
-        .iter()
-        .enumerate()
-        .flat_map(|(p, plan)| {
-            (0..2).map(move |k| {
-                let tasks: Vec<RangeTask> = plan
-                    .tasks
-                    .iter()
-                    .filter(|t| t.index % 2 == k)
-                    .copied()
-                    .collect();
-                (p, k, tasks)
-            })
-        })
-        .filter(|(_, _, tasks)| !tasks.is_empty())
-        .collect();
-    let gathered = Rc::new(RefCell::new(Gathered {
-        outstanding: requests.len(),
-        files: plans
+}
+
+impl LoadJob {
+    fn current(&self) -> bool {
+        self.workers
+            .with_value(|w| w.load_generation.get() == self.generation)
+    }
+
+    /// Parse the planned files' ranges on the loading worker and the helper (every
+    /// other range each, [`assign`]), then load with the parsed ranges attached.
+    fn preparse(self, helper: WorkerClient, plans: Vec<FilePlan>) {
+        let trace = self.state.trace;
+        let total_bytes: u64 = self.files.iter().map(|f| blob_size(&f.blob)).sum();
+        let requests = assign(&plans, 2);
+        let gather = Rc::new(RefCell::new(Gather::<JsValue>::new(plans, requests.len())));
+        let requests: Vec<(Assignment, NamedBlob, String)> = requests
             .into_iter()
-            .map(|plan| {
-                let n = plan.tasks.len();
-                (plan, vec![None; n], false)
+            .filter_map(|a| {
+                let plan = gather.borrow().plan(a.plan)?.clone();
+                let file = self.files.get(plan.file)?.clone();
+                Some((a, file, plan.default_session_id))
             })
-            .collect(),
-        done_bytes: 0,
-        total_bytes,
-    }));
-    let pending_load = Rc::new(RefCell::new(Some((client.clone(), files, settings))));
-    for (p, k, tasks) in requests {
-        let worker = if k == 0 { &client } else { &helper };
-        let (file, default_session_id) = {
-            let g = gathered.borrow();
-            (
-                g.files[p].0.file.clone(),
-                g.files[p].0.default_session_id.clone(),
-            )
-        };
-        let gathered = gathered.clone();
-        let pending_load = pending_load.clone();
-        let request = RequestBody::ParseRanges {
-            file,
-            tasks,
-            default_session_id,
-        };
-        worker.request(request, move |response| {
-            if !workers.with_value(|w| w.load_generation.get() == generation) {
-                return;
-            }
-            let mut guard = gathered.borrow_mut();
-            let g = &mut *guard;
-            // Nothing is expected once the load was sent (the files are taken then).
-            let Some(entry) = g.files.get_mut(p) else {
-                return;
+            .collect();
+        let clients = [self.client.clone(), helper];
+        let job = Rc::new(RefCell::new(Some(self)));
+        for (assignment, file, default_session_id) in requests {
+            let Some(worker) = clients.get(assignment.worker) else {
+                continue;
             };
-            match response {
-                ResponseBody::RangeParsed { index, packed } => {
-                    if let (Some(slot), Some(task)) =
-                        (entry.1.get_mut(index), entry.0.tasks.get(index))
-                    {
-                        *slot = Some(packed);
-                        g.done_bytes += task.end - task.start;
-                    }
-                    trace.progress.set(Progress {
-                        done_bytes: g.done_bytes,
-                        total_bytes: g.total_bytes,
-                        stage: Stage::Reading {
-                            file: entry.0.file.name.clone(),
-                        },
-                    });
+            let (gather, job) = (Rc::clone(&gather), Rc::clone(&job));
+            let p = assignment.plan;
+            let name = file.name.clone();
+            let request = RequestBody::ParseRanges {
+                file,
+                tasks: assignment.tasks,
+                default_session_id,
+            };
+            worker.request(request, move |response| {
+                if !job.borrow().as_ref().is_some_and(LoadJob::current) {
                     return;
                 }
-                ResponseBody::RangesParsed { complete: true } => {}
-                // Any problem: the loading worker parses this file itself.
-                _ => entry.2 = true,
-            }
-            g.outstanding = g.outstanding.saturating_sub(1);
-            if g.outstanding > 0 {
+                let all_ended = match response {
+                    ResponseBody::RangeParsed { index, packed } => {
+                        let done_bytes = gather.borrow_mut().range(p, index, packed);
+                        trace.progress.set(Progress {
+                            done_bytes,
+                            total_bytes,
+                            stage: Stage::Reading { file: name.clone() },
+                        });
+                        return;
+                    }
+                    ResponseBody::RangesParsed { complete } => {
+                        gather.borrow_mut().request_ended(p, complete)
+                    }
+                    // Any problem: the loading worker parses this file itself.
+                    _ => gather.borrow_mut().request_ended(p, false),
+                };
+                if !all_ended {
+                    return;
+                }
+                let Some(job) = job.borrow_mut().take() else {
+                    return;
+                };
+                let parsed: Vec<ParsedFile> = gather
+                    .borrow_mut()
+                    .take_complete()
+                    .into_iter()
+                    .filter_map(|g| {
+                        Some(ParsedFile {
+                            name: job.files.get(g.plan.file)?.name.clone(),
+                            default_session_id: g.plan.default_session_id,
+                            file_bytes: g.plan.file_bytes,
+                            range_bytes: g.plan.range_bytes,
+                            ranges: g.ranges.into_iter().collect(),
+                        })
+                    })
+                    .collect();
+                trace.preparse_ms.set(now_ms() - job.started);
+                job.workers.with_value(|w| w.stop_helping());
+                job.send(parsed);
+            });
+        }
+    }
+
+    /// Send the load itself and take its answer.
+    fn send(self, parsed: Vec<ParsedFile>) {
+        let LoadJob {
+            state,
+            workers,
+            client,
+            files,
+            settings,
+            generation,
+            started,
+        } = self;
+        let request = RequestBody::Load {
+            files,
+            settings,
+            parsed,
+        };
+        client.request(request, move |response| {
+            let current = workers.with_value(|w| w.load_generation.get() == generation);
+            if !current {
                 return;
             }
-            let parsed: Vec<ParsedFile> = std::mem::take(&mut g.files)
-                .into_iter()
-                .filter(|(_, ranges, failed)| !failed && ranges.iter().all(Option::is_some))
-                .map(|(plan, ranges, _)| ParsedFile {
-                    name: plan.file.name,
-                    default_session_id: plan.default_session_id,
-                    file_bytes: plan.tasks.first().map_or(0, |t| t.file_bytes),
-                    range_bytes: WEB_RANGE_BYTES,
-                    ranges: ranges.into_iter().flatten().collect(),
-                })
-                .collect();
-            drop(guard);
-            trace.preparse_ms.set(now_ms() - started);
-            workers.with_value(|w| w.stop_helping());
-            if let Some((client, files, settings)) = pending_load.borrow_mut().take() {
-                send_load(
-                    state, workers, &client, files, settings, parsed, generation, started,
-                );
-            }
+            on_load_answer(state, workers, started, response);
         });
     }
 }
 
-/// Send the load itself and take its answer.
-#[allow(clippy::too_many_arguments)]
-fn send_load(
-    state: AppState,
-    workers: WorkersHandle,
-    client: &WorkerClient,
-    files: Vec<NamedBlob>,
-    settings: AnalyzeSettings,
-    parsed: Vec<ParsedFile>,
-    generation: u64,
-    started: f64,
-) {
+/// What the loading worker answered.
+fn on_load_answer(state: AppState, workers: WorkersHandle, started: f64, response: ResponseBody) {
     let trace = state.trace;
-    let request = RequestBody::Load {
-        files,
-        settings,
-        parsed,
-    };
-    client.request(request, move |response| {
-        let current = workers.with_value(|w| w.load_generation.get() == generation);
-        if !current {
-            return;
-        }
-        match response {
-            ResponseBody::Progress {
-                done_bytes,
-                total_bytes,
-                stage,
-            } => trace.progress.set(Progress {
-                done_bytes,
-                total_bytes,
-                stage,
-            }),
-            ResponseBody::Analyzed(report) => {
-                trace.elapsed_ms.set(now_ms() - started);
-                let loaded = !report.sessions.is_empty();
-                workers.with_value(|w| {
-                    let loading = w.loading.borrow_mut().take();
-                    if loaded {
-                        if let Some(old) = w.trace.replace(loading) {
-                            old.terminate();
-                        }
-                        // The old worker's windows will never be answered.
-                        w.window_in_flight.set(false);
-                    } else if let Some(failed) = loading {
-                        failed.terminate();
-                    }
-                });
-                // New workers start once the results are on screen: starting two takes
-                // the page ~10 ms, which would lengthen the task that shows them.
-                set_timeout(
-                    move || workers.with_value(|w| w.refill_spare()),
-                    std::time::Duration::from_millis(400),
-                );
+    match response {
+        ResponseBody::Progress {
+            done_bytes,
+            total_bytes,
+            stage,
+        } => trace.progress.set(Progress {
+            done_bytes,
+            total_bytes,
+            stage,
+        }),
+        ResponseBody::Analyzed(report) => {
+            trace.elapsed_ms.set(now_ms() - started);
+            let loaded = !report.sessions.is_empty();
+            workers.with_value(|w| {
+                let loading = w.loading.borrow_mut().take();
                 if loaded {
-                    // Shown in a task of its own: decoding a big answer and building the
-                    // view from it would make one long task together.
-                    set_timeout(
-                        move || apply_report(state, *report, true),
-                        std::time::Duration::ZERO,
-                    );
-                } else {
-                    let mut problems: Vec<Problem> = report
-                        .problems
-                        .iter()
-                        .map(Problem::from_load_error)
-                        .collect();
-                    if problems.is_empty() {
-                        problems.push(Problem::general(
-                            "These files hold no telemetry events stormlog can read.",
-                        ));
+                    if let Some(old) = w.trace.replace(loading) {
+                        old.terminate();
                     }
-                    trace.problems.set(problems);
-                    trace.phase.set(Phase::Error);
-                    trace.loading_files.set(false);
+                    // The old worker's windows will never be answered.
+                    w.window_in_flight.set(false);
+                } else if let Some(failed) = loading {
+                    failed.terminate();
                 }
-            }
-            ResponseBody::Error { message } => {
-                workers.with_value(|w| {
-                    if let Some(failed) = w.loading.borrow_mut().take() {
-                        failed.terminate();
-                    }
-                    w.refill_spare();
-                });
-                trace.problems.set(vec![Problem::general(message)]);
-                trace.phase.set(Phase::Error);
-                trace.loading_files.set(false);
-            }
-            other => {
-                trace.problems.set(vec![Problem::general(format!(
-                    "The worker gave an unexpected answer: {other:?}"
-                ))]);
+            });
+            // New workers start once the results are on screen: starting two takes
+            // the page ~10 ms, which would lengthen the task that shows them.
+            set_timeout(
+                move || workers.with_value(|w| w.refill_spare()),
+                std::time::Duration::from_millis(400),
+            );
+            if loaded {
+                // Shown in a task of its own: decoding a big answer and building the
+                // view from it would make one long task together.
+                set_timeout(
+                    move || apply_report(state, *report, true),
+                    std::time::Duration::ZERO,
+                );
+            } else {
+                let mut problems: Vec<Problem> = report
+                    .problems
+                    .iter()
+                    .map(Problem::from_load_error)
+                    .collect();
+                if problems.is_empty() {
+                    problems.push(Problem::general(
+                        "These files hold no telemetry events stormlog can read.",
+                    ));
+                }
+                trace.problems.set(problems);
                 trace.phase.set(Phase::Error);
                 trace.loading_files.set(false);
             }
         }
-    });
+        ResponseBody::Error { message } => {
+            workers.with_value(|w| {
+                if let Some(failed) = w.loading.borrow_mut().take() {
+                    failed.terminate();
+                }
+                w.refill_spare();
+            });
+            trace.problems.set(vec![Problem::general(message)]);
+            trace.phase.set(Phase::Error);
+            trace.loading_files.set(false);
+        }
+        other => {
+            trace.problems.set(vec![Problem::general(format!(
+                "The worker gave an unexpected answer: {other:?}"
+            ))]);
+            trace.phase.set(Phase::Error);
+            trace.loading_files.set(false);
+        }
+    }
 }
 
 /// Show a new report. `fresh`: it comes from a load (files changed), so the window and

@@ -13,6 +13,13 @@ pub enum PathKind {
     Missing,
 }
 
+/// The absolute path of a dropped file or folder entry (`a/b.json` → `/a/b.json`): how
+/// the browser's file tree resolves the names it holds, the root of the default session
+/// ids of their records.
+pub fn resolve_dropped(name: &str) -> String {
+    format!("/{}", name.trim_matches('/'))
+}
+
 /// A read-only file tree with `/`-separated paths.
 pub trait TraceFs {
     fn kind(&self, path: &str) -> PathKind;

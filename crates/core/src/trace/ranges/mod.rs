@@ -17,6 +17,8 @@
 //! gives up, and the caller parses the file sequentially, which reports errors as
 //! stormlog would.
 
+pub mod share;
+
 use super::event::{Event, Sources, Strings};
 use super::phase_boundary::PhaseBoundary;
 use super::record::{convert_record, InternCache, RecordExtras, RecordSink};
