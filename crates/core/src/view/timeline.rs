@@ -77,6 +77,25 @@ impl TimeWindow {
         let pad = (span * margin.max(0.0)).round() as i64;
         TimeWindow::new(start_ns.saturating_sub(pad), end_ns.saturating_add(pad)).clamp_to(bounds)
     }
+
+    /// A window of `span_ns` centred on `ts_ns` (pressing the overview strip moves the
+    /// window there; the caller clamps it to the bounds).
+    pub fn centred_at(ts_ns: i64, span_ns: i64) -> TimeWindow {
+        let start = ts_ns.saturating_sub(span_ns / 2);
+        TimeWindow::new(start, start.saturating_add(span_ns))
+    }
+
+    /// The window to move to so that `[start_ns, end_ns]` (an interval selected
+    /// elsewhere) is in view: `None` when part of it already shows; otherwise centred on
+    /// it, as wide as now or as the interval, whichever is wider.
+    pub fn revealing(self, start_ns: i64, end_ns: i64) -> Option<TimeWindow> {
+        if end_ns >= self.start_ns && start_ns <= self.end_ns {
+            return None;
+        }
+        let span = self.span_ns().max(end_ns.saturating_sub(start_ns));
+        let mid = start_ns.saturating_add(end_ns.saturating_sub(start_ns) / 2);
+        Some(TimeWindow::centred_at(mid, span))
+    }
 }
 
 /// The trace's extent with a little room on both sides, so intervals padded past the
@@ -271,6 +290,13 @@ pub fn interval_at(
         .map(|(i, _)| i)
 }
 
+/// The row of the interval `(rank, interval_start_ns)` (how a selection is kept across
+/// reports).
+pub fn row_of(rows: &[IntervalRow], (rank, start_ns): (i64, i64)) -> Option<usize> {
+    rows.iter()
+        .position(|r| r.rank == rank && r.interval_start_ns == start_ns)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +305,32 @@ mod tests {
         start_ns: 0,
         end_ns: 10_000_000_000,
     };
+
+    #[test]
+    fn centred_and_revealing_windows() {
+        assert_eq!(
+            TimeWindow::centred_at(5_000, 2_000),
+            TimeWindow::new(4_000, 6_000)
+        );
+        // An odd span keeps its width.
+        assert_eq!(TimeWindow::centred_at(10, 5).span_ns(), 5);
+        let w = TimeWindow::new(1_000, 2_000);
+        // Overlapping at either edge, or inside: already in view.
+        assert_eq!(w.revealing(500, 1_000), None);
+        assert_eq!(w.revealing(2_000, 2_500), None);
+        assert_eq!(w.revealing(1_200, 1_300), None);
+        // Out of view: centred on it, the same width.
+        assert_eq!(
+            w.revealing(5_000, 5_200),
+            Some(TimeWindow::new(4_600, 5_600))
+        );
+        assert_eq!(w.revealing(0, 999), Some(TimeWindow::new(-1, 999)));
+        // Wider than the window: the interval's width.
+        assert_eq!(
+            w.revealing(10_000, 13_000),
+            Some(TimeWindow::new(10_000, 13_000))
+        );
+    }
 
     #[test]
     fn zoom_keeps_the_anchor_in_place() {

@@ -6,7 +6,7 @@ use crate::analysis::IntervalRow;
 use crate::format::{format_bytes, format_duration};
 
 use super::lod::WindowData;
-use super::timeline::format_offset;
+use super::timeline::{format_offset, TimeWindow};
 
 /// Zoom per W/S press (the window's span is multiplied by it, or divided).
 pub const KEY_ZOOM: f64 = 0.7;
@@ -23,6 +23,9 @@ pub const DRAG_THRESHOLD_PX: f64 = 3.0;
 pub const DOUBLE_CLICK_ZOOM: f64 = 0.5;
 /// Zooming to an interval leaves it this fraction of the window.
 pub const INTERVAL_ZOOM_FILL: f64 = 0.6;
+/// A pointer this close to an interval (either side) hovers or picks it, so thin bands
+/// stay clickable.
+pub const HIT_TOLERANCE_PX: f64 = 3.0;
 /// A gap range narrower than this shows as one value in the tooltip.
 const ONE_GAP_BELOW_BYTES: i64 = 1024 * 1024;
 
@@ -97,6 +100,51 @@ pub fn is_drag(dx_px: f64) -> bool {
 /// `plot_width_px` wide: the content follows the pointer, so the window moves against it.
 pub fn drag_pan_ns(dx_px: f64, plot_width_px: f64, span_ns: i64) -> i64 {
     (-(dx_px / plot_width_px.max(1.0) * span_ns as f64)).round() as i64
+}
+
+/// [`HIT_TOLERANCE_PX`] in nanoseconds for a window of `span_ns` over a plot
+/// `plot_width_px` wide.
+pub fn hit_tolerance_ns(span_ns: i64, plot_width_px: f64) -> i64 {
+    (span_ns as f64 / plot_width_px.max(1.0) * HIT_TOLERANCE_PX) as i64
+}
+
+/// A press on the lanes, from the press to the release: a click selects, a drag pans.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Press {
+    x0_px: f64,
+    window: TimeWindow,
+    moved: bool,
+}
+
+impl Press {
+    /// Pressed at `x_px` with `window` showing.
+    pub fn new(x_px: f64, window: TimeWindow) -> Press {
+        Press {
+            x0_px: x_px,
+            window,
+            moved: false,
+        }
+    }
+
+    /// The pointer moved to `x_px`: the window to show (the one at the press, panned by
+    /// the drag; the caller clamps it), or `None` while the press is still a click.
+    /// Once a drag, always a drag, even back at the start.
+    pub fn move_to(&mut self, x_px: f64, plot_width_px: f64) -> Option<TimeWindow> {
+        let dx = x_px - self.x0_px;
+        self.moved |= is_drag(dx);
+        self.moved.then(|| {
+            let ns = drag_pan_ns(dx, plot_width_px, self.window.span_ns());
+            TimeWindow::new(
+                self.window.start_ns.saturating_add(ns),
+                self.window.end_ns.saturating_add(ns),
+            )
+        })
+    }
+
+    /// Whether releasing now is a click (select what is under the pointer).
+    pub fn is_click(&self) -> bool {
+        !self.moved
+    }
 }
 
 /// The UTC wall time of a trace timestamp (ns since the epoch), to the microsecond:
@@ -211,6 +259,29 @@ pub fn interval_line(row: &IntervalRow) -> String {
 mod tests {
     use super::*;
     use crate::view::lod::LaneWindow;
+
+    #[test]
+    fn a_press_is_a_click_until_it_moves_past_the_threshold() {
+        let w = TimeWindow::new(1_000_000, 2_000_000);
+        let mut p = Press::new(100.0, w);
+        assert_eq!(p.move_to(100.0 + DRAG_THRESHOLD_PX, 1000.0), None);
+        assert!(p.is_click());
+        // 10 px right over 1000 px of a 1 ms window: 10 µs earlier.
+        assert_eq!(
+            p.move_to(110.0, 1000.0),
+            Some(TimeWindow::new(990_000, 1_990_000))
+        );
+        assert!(!p.is_click());
+        // Back at the start it stays a drag, showing the window of the press.
+        assert_eq!(p.move_to(100.0, 1000.0), Some(w));
+        assert!(!p.is_click());
+    }
+
+    #[test]
+    fn hit_tolerance_is_three_pixels_of_time() {
+        assert_eq!(hit_tolerance_ns(1_000_000, 1000.0), 3_000);
+        assert_eq!(hit_tolerance_ns(1_000, 0.0), 3_000);
+    }
 
     #[test]
     fn keys_map_to_actions_and_modifiers_belong_to_the_browser() {

@@ -1,0 +1,140 @@
+//! The per-rank lanes canvas and its input: Perfetto's W/S and wheel zoom at the
+//! cursor, A/D and drag pan, Esc to reset, Enter or a double click to zoom to an
+//! interval, hover and click selection. Which event does what is the core's
+//! (`view::timeline_input`); the handlers read the event and apply the answer.
+
+use leptos::ev::{KeyboardEvent, MouseEvent, WheelEvent};
+use leptos::html;
+use leptos::prelude::*;
+use shardscope_core::view::timeline_input::{Action, Press, Wheel, DOUBLE_CLICK_ZOOM};
+
+use super::model::TimelineModel;
+
+/// The pointer's position in `canvas`, CSS px.
+pub fn local_xy(canvas: NodeRef<html::Canvas>, ev: &MouseEvent) -> Option<(f64, f64)> {
+    let rect = canvas.get_untracked()?.get_bounding_client_rect();
+    Some((
+        f64::from(ev.client_x()) - rect.left(),
+        f64::from(ev.client_y()) - rect.top(),
+    ))
+}
+
+/// Apply a zoom or pan (the other actions need more than the window).
+fn apply(model: TimelineModel, action: Action, anchor_ns: Option<i64>) {
+    match action {
+        Action::Zoom(factor) => model.zoom(factor, anchor_ns),
+        Action::Pan(fraction) => model.pan(fraction),
+        Action::Reset => model.trace.window.set(None),
+        Action::ZoomToSelected => {
+            if let Some(i) = model.selected_row() {
+                model.zoom_to_row(i);
+            }
+        }
+    }
+}
+
+#[component]
+pub fn Lanes(model: TimelineModel, canvas: NodeRef<html::Canvas>) -> impl IntoView {
+    let press = StoredValue::new(None::<Press>);
+    let hover = model.hover;
+    let hit_at = move |ev: &MouseEvent| {
+        let (x, y) = local_xy(canvas, ev)?;
+        model.hit(x, y)
+    };
+
+    let on_key = move |ev: KeyboardEvent| {
+        let modifier = ev.ctrl_key() || ev.meta_key() || ev.alt_key();
+        if let Some(action) = Action::from_key(&ev.key(), modifier) {
+            ev.prevent_default();
+            apply(model, action, model.anchor_ns());
+        }
+    };
+    let on_wheel = move |ev: WheelEvent| {
+        if model.window.get_untracked().is_none() {
+            return;
+        }
+        ev.prevent_default();
+        let wheel = Wheel {
+            dx: ev.delta_x(),
+            dy: ev.delta_y(),
+            delta_mode: ev.delta_mode(),
+            shift: ev.shift_key(),
+        };
+        match wheel.action(model.layout.get_untracked().plot_width()) {
+            // Only a zoom needs the pointer's time (reading it forces a layout).
+            Action::Zoom(factor) => model.zoom(factor, hit_at(&ev).map(|h| h.ts_ns)),
+            Action::Pan(fraction) => model.pan(fraction),
+            Action::Reset | Action::ZoomToSelected => {}
+        }
+    };
+    let on_down = move |ev: MouseEvent| {
+        if ev.button() != 0 {
+            return;
+        }
+        if let (Some((x, _)), Some(window)) = (local_xy(canvas, &ev), model.window.get_untracked())
+        {
+            press.set_value(Some(Press::new(x, window)));
+        }
+    };
+    let on_move = move |ev: MouseEvent| {
+        let Some((x, y)) = local_xy(canvas, &ev) else {
+            return;
+        };
+        if let Some(mut p) = press.get_value() {
+            if ev.buttons() & 1 == 0 {
+                // Released outside the canvas.
+                press.set_value(None);
+            } else {
+                let panned = p.move_to(x, model.layout.get_untracked().plot_width());
+                press.set_value(Some(p));
+                if let Some(w) = panned {
+                    model.set_window(w);
+                }
+            }
+        }
+        hover.set(model.hit(x, y));
+    };
+    let on_up = move |ev: MouseEvent| {
+        if let Some(p) = press.get_value() {
+            press.set_value(None);
+            if p.is_click() {
+                model.select_row(hit_at(&ev).and_then(|h| h.interval));
+            }
+        }
+    };
+    let on_dblclick = move |ev: MouseEvent| {
+        let Some(h) = hit_at(&ev) else {
+            return;
+        };
+        match h.interval {
+            Some(i) => {
+                model.select_row(Some(i));
+                model.zoom_to_row(i);
+            }
+            None => model.zoom(DOUBLE_CLICK_ZOOM, Some(h.ts_ns)),
+        }
+    };
+
+    view! {
+        <canvas
+            class="timeline-canvas"
+            data-testid="timeline-canvas"
+            node_ref=canvas
+            tabindex="0"
+            role="img"
+            aria-label="Per-rank timeline of the hidden-memory gap with attributed intervals. W and S zoom, A and D pan, Escape resets, Enter zooms to the selected interval."
+            aria-keyshortcuts="W S A D Escape Enter"
+            data-view-start-ns=move || model.window.get().map(|w| w.start_ns.to_string())
+            data-view-end-ns=move || model.window.get().map(|w| w.end_ns.to_string())
+            data-lanes=move || model.ranks.with(Vec::len).to_string()
+            style:height=move || format!("{}px", model.layout.get().height)
+            on:keydown=on_key
+            on:wheel=on_wheel
+            on:mousedown=on_down
+            on:mousemove=on_move
+            on:mouseup=on_up
+            on:dblclick=on_dblclick
+            on:mouseleave=move |_| hover.set(None)
+        ></canvas>
+    }
+}

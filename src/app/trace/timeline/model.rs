@@ -1,0 +1,193 @@
+//! What every piece of the timeline shares: the rows and ranks it shows, the visible
+//! window, the layout and the hover, and the window changes (zoom, pan, select). Each
+//! change is a core function (`view::timeline`, `view::timeline_input`); this only
+//! reads the signals and writes the result back.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use shardscope_core::analysis::IntervalRow;
+use shardscope_core::view::timeline::{interval_at, row_of, trace_bounds, TimeWindow};
+use shardscope_core::view::timeline_input::{hit_tolerance_ns, INTERVAL_ZOOM_FILL};
+use shardscope_core::view::timeline_scene::TimelineLayout;
+
+use crate::protocol::TraceReport;
+
+use super::super::super::state::TraceState;
+
+/// What the pointer is over.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hover {
+    /// CSS px within the lanes canvas.
+    pub x: f64,
+    pub y: f64,
+    pub rank: Option<i64>,
+    pub ts_ns: i64,
+    /// Index into the report's rows.
+    pub interval: Option<usize>,
+}
+
+/// The timeline's shared state, handed to each piece as a prop (all handles: `Copy`).
+#[derive(Clone, Copy)]
+pub struct TimelineModel {
+    pub trace: TraceState,
+    pub ranks: Memo<Vec<i64>>,
+    pub rows: Memo<Rows>,
+    /// The trace's extent; `None` before a report.
+    pub bounds: Memo<Option<TimeWindow>>,
+    /// The trace's first timestamp: times on screen are offsets from it.
+    pub origin_ns: Memo<i64>,
+    /// The window shown (the user's, clamped to the bounds, or the whole trace).
+    pub window: Memo<Option<TimeWindow>>,
+    pub layout: Memo<TimelineLayout>,
+    pub hover: RwSignal<Option<Hover>>,
+}
+
+impl TimelineModel {
+    /// The model of `trace`, laid out `width` CSS px wide.
+    pub fn new(trace: TraceState, width: RwSignal<f64>) -> TimelineModel {
+        let ranks = Memo::new(move |_| trace.visible_ranks());
+        let rows = Memo::new(move |_| Rows(trace.report.get()));
+        let bounds = Memo::new(move |_| {
+            trace.report.with(|r| {
+                let r = r.as_ref()?;
+                Some(trace_bounds(r.trace_start_ns?, r.trace_end_ns?, &r.rows))
+            })
+        });
+        let origin_ns = Memo::new(move |_| {
+            trace
+                .report
+                .with(|r| r.as_ref().and_then(|r| r.trace_start_ns))
+                .unwrap_or(0)
+        });
+        let window = Memo::new(move |_| {
+            let bounds = bounds.get()?;
+            Some(trace.window.get().map_or(bounds, |w| w.clamp_to(bounds)))
+        });
+        let layout = Memo::new(move |_| TimelineLayout::new(width.get(), ranks.with(Vec::len)));
+        TimelineModel {
+            trace,
+            ranks,
+            rows,
+            bounds,
+            origin_ns,
+            window,
+            layout,
+            hover: RwSignal::new(None),
+        }
+    }
+
+    /// Show `w` (clamped to the trace; the whole trace is stored as "no window").
+    pub fn set_window(&self, w: TimeWindow) {
+        let Some(b) = self.bounds.get_untracked() else {
+            return;
+        };
+        let w = w.clamp_to(b);
+        self.trace.window.set((w != b).then_some(w));
+    }
+
+    /// What is under `(x, y)` (CSS px in the lanes canvas).
+    pub fn hit(&self, x: f64, y: f64) -> Option<Hover> {
+        let window = self.window.get_untracked()?;
+        let l = self.layout.get_untracked();
+        let ts_ns = l.xmap(window).ns(x.clamp(l.plot_x0, l.plot_x1));
+        let rank = l
+            .lanes
+            .lane_at(y)
+            .and_then(|i| self.ranks.with_untracked(|r| r.get(i).copied()));
+        let tolerance = hit_tolerance_ns(window.span_ns(), l.plot_width());
+        let trace = self.trace;
+        let interval = rank.and_then(|rank| {
+            self.rows.with_untracked(|rows| {
+                interval_at(rows, rank, ts_ns, tolerance)
+                    .filter(|&i| trace.class_shown(rows[i].classification))
+            })
+        });
+        Some(Hover {
+            x,
+            y,
+            rank,
+            ts_ns,
+            interval,
+        })
+    }
+
+    /// Where keyboard zoom anchors: the hovered time, else the window's middle.
+    pub fn anchor_ns(&self) -> Option<i64> {
+        let window = self.window.get_untracked()?;
+        Some(match self.hover.get_untracked() {
+            Some(h) if self.layout.get_untracked().in_plot(h.x) => h.ts_ns,
+            _ => window.start_ns + window.span_ns() / 2,
+        })
+    }
+
+    /// Zoom by `factor` around `anchor_ns` (the middle when `None`).
+    pub fn zoom(&self, factor: f64, anchor_ns: Option<i64>) {
+        let (Some(window), Some(b)) = (self.window.get_untracked(), self.bounds.get_untracked())
+        else {
+            return;
+        };
+        let anchor = anchor_ns.unwrap_or(window.start_ns + window.span_ns() / 2);
+        self.set_window(window.zoom_at(anchor, factor, b));
+    }
+
+    /// Pan by `fraction` of the window (negative: earlier).
+    pub fn pan(&self, fraction: f64) {
+        let (Some(window), Some(b)) = (self.window.get_untracked(), self.bounds.get_untracked())
+        else {
+            return;
+        };
+        self.set_window(window.pan_by((window.span_ns() as f64 * fraction).round() as i64, b));
+    }
+
+    /// Select row `index` (`None`: clear the selection).
+    pub fn select_row(&self, index: Option<usize>) {
+        let key = index.and_then(|i| {
+            self.rows
+                .with_untracked(|rows| rows.get(i).map(|r| (r.rank, r.interval_start_ns)))
+        });
+        self.trace.selected.set(key);
+    }
+
+    /// The selected interval's row, if it is in this report.
+    pub fn selected_row(&self) -> Option<usize> {
+        let key = self.trace.selected.get_untracked()?;
+        self.rows.with_untracked(|rows| row_of(rows, key))
+    }
+
+    /// Zoom to row `i`'s interval.
+    pub fn zoom_to_row(&self, i: usize) {
+        let Some(b) = self.bounds.get_untracked() else {
+            return;
+        };
+        let span = self.rows.with_untracked(|rows| {
+            rows.get(i)
+                .map(|r| (r.interval_start_ns, r.interval_end_ns))
+        });
+        if let Some((start, end)) = span {
+            self.set_window(TimeWindow::around(start, end, INTERVAL_ZOOM_FILL, b));
+        }
+    }
+}
+
+/// The report's rows, shared with the report (cloning it clones a pointer: the painter
+/// reads them every frame).
+#[derive(Clone, Default)]
+pub struct Rows(pub Option<Arc<TraceReport>>);
+
+impl PartialEq for Rows {
+    fn eq(&self, other: &Rows) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+impl std::ops::Deref for Rows {
+    type Target = [IntervalRow];
+    fn deref(&self) -> &[IntervalRow] {
+        self.0.as_ref().map_or(&[], |r| &r.rows)
+    }
+}

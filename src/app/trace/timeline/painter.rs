@@ -1,0 +1,142 @@
+//! Painting the timeline: once per animation frame whatever changed, the lanes in
+//! slices (never a long task), the overview strip in a task of its own. The pictures
+//! come from the core (`view::timeline_scene`).
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use leptos::html;
+use leptos::prelude::*;
+use shardscope_core::view::timeline_scene::{overview_scene, timeline_scene, TimelineSpec};
+
+use super::super::super::canvas::device_pixel_ratio;
+use super::super::super::now_ms;
+use super::super::super::paint::{mark_paint_ms, paint, paint_sliced};
+use super::model::TimelineModel;
+
+/// The longest a timeline picture paints in one frame.
+const SLICE_MS: f64 = 12.0;
+
+/// Repaint both canvases whenever what they show changes.
+pub fn paint_on_change(
+    model: TimelineModel,
+    lanes: NodeRef<html::Canvas>,
+    overview: NodeRef<html::Canvas>,
+) {
+    let trace = model.trace;
+    let slice_token = Rc::new(Cell::new(0u64));
+    let draw = move || {
+        paint_lanes(model, lanes, &slice_token);
+        // The overview in a task of its own: after a big load the first full picture of
+        // both would be one long task.
+        set_timeout(
+            move || paint_overview(model, overview),
+            std::time::Duration::ZERO,
+        );
+    };
+    let draw = Rc::new(draw);
+    let scheduled = Rc::new(Cell::new(false));
+    let schedule = move || {
+        if scheduled.replace(true) {
+            return;
+        }
+        let (scheduled, draw) = (Rc::clone(&scheduled), Rc::clone(&draw));
+        let run = move || {
+            scheduled.set(false);
+            draw();
+        };
+        // The picture before the worker's first window of a new report (intervals
+        // only) in a task of its own: the frame that shows a new report is busy laying
+        // out the page, and its first picture is painted by code the browser has not
+        // optimised yet.
+        if trace.frame.with_untracked(Option::is_none) {
+            set_timeout(run, std::time::Duration::ZERO);
+        } else {
+            request_animation_frame(run);
+        }
+    };
+    Effect::new(move |_| {
+        trace.frame.track();
+        trace.overview.track();
+        trace.selected.track();
+        trace.shown_classes.track();
+        model.window.track();
+        model.layout.track();
+        model.hover.track();
+        model.rows.track();
+        schedule();
+    });
+}
+
+/// The lanes, in 12 ms slices, one per frame: a picture painted warm within that (up
+/// to some 20,000 shapes) still appears at once, and a slower one (a whole big trace;
+/// the first picture after a load) never makes a long task. A newer picture abandons
+/// an unfinished one (`slice_token`).
+fn paint_lanes(model: TimelineModel, lanes: NodeRef<html::Canvas>, slice_token: &Rc<Cell<u64>>) {
+    let (Some(window), Some(canvas)) = (model.window.get_untracked(), lanes.get_untracked()) else {
+        return;
+    };
+    let trace = model.trace;
+    let rows = model.rows.get_untracked();
+    let ranks = model.ranks.get_untracked();
+    let frame = trace.frame.get_untracked();
+    let hover = model.hover.get_untracked();
+    let spec = TimelineSpec {
+        layout: model.layout.get_untracked(),
+        scale: device_pixel_ratio(),
+        window,
+        origin_ns: model.origin_ns.get_untracked(),
+        ranks: &ranks,
+        frame: frame.as_deref(),
+        rows: &rows,
+        shown: trace.shown_classes.get_untracked(),
+        selected: model.selected_row(),
+        hovered: hover.as_ref().and_then(|h| h.interval),
+        hover_x: hover.as_ref().map(|h| h.x),
+    };
+    let started = now_ms();
+    let scene = timeline_scene(&spec);
+    let _ = canvas.set_attribute("data-shapes", &scene.shapes.len().to_string());
+    slice_token.set(slice_token.get() + 1);
+    let target = canvas.clone();
+    let done: Rc<dyn Fn()> = Rc::new(move || mark_paint_ms(&target, started));
+    paint_sliced(
+        canvas.clone(),
+        Rc::new(scene),
+        SLICE_MS,
+        Rc::clone(slice_token),
+        done,
+    );
+    let _ = canvas.set_attribute(
+        "data-query-ms",
+        &format!("{:.1}", trace.frame_query_ms.get_untracked()),
+    );
+}
+
+/// The overview strip: the whole trace, the visible window marked.
+fn paint_overview(model: TimelineModel, overview: NodeRef<html::Canvas>) {
+    let (Some(canvas), Some(window), Some(bounds)) = (
+        overview.get_untracked(),
+        model.window.get_untracked(),
+        model.bounds.get_untracked(),
+    ) else {
+        return;
+    };
+    let trace = model.trace;
+    let gap_max = trace.overview.get_untracked().unwrap_or_default();
+    let rows = model.rows.get_untracked();
+    let scene = overview_scene(
+        &model.layout.get_untracked(),
+        device_pixel_ratio(),
+        bounds,
+        window,
+        &gap_max,
+        &rows[..],
+        trace.shown_classes.get_untracked(),
+    );
+    let started = now_ms();
+    if let Err(e) = paint(&canvas, &scene) {
+        web_sys::console::warn_1(&e.into());
+    }
+    mark_paint_ms(&canvas, started);
+}
