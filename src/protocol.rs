@@ -24,6 +24,7 @@ use shardscope_core::trace::{LoadError, LoadWarning, SessionStatus};
 use shardscope_core::view::charts::BatchPlane;
 use shardscope_core::view::explore::ExploreRequest;
 use shardscope_core::view::lod::{LaneWindow, RankSummary, WindowData, WindowQuery};
+pub use shardscope_core::view::trace_status::Stage;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// The id of unsolicited worker messages (the `Ready` handshake, crash reports).
@@ -336,37 +337,6 @@ impl WindowPayload {
             end_ns: self.end_ns,
             columns: self.columns,
             lanes,
-        }
-    }
-}
-
-/// What the worker is doing for a long request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Stage {
-    /// Reading and parsing this file.
-    Reading { file: String },
-    /// Running the attribution.
-    Attributing,
-    /// Building the timeline index.
-    Indexing,
-}
-
-impl std::fmt::Display for Stage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Stage::Reading { file } => write!(f, "Reading {file}"),
-            Stage::Attributing => f.write_str("Attributing"),
-            Stage::Indexing => f.write_str("Indexing the timeline"),
-        }
-    }
-}
-
-impl Stage {
-    pub fn describe(&self) -> String {
-        match self {
-            Stage::Reading { file } => format!("reading {file}"),
-            Stage::Attributing => "attributing".to_string(),
-            Stage::Indexing => "indexing the timeline".to_string(),
         }
     }
 }

@@ -3,9 +3,10 @@
 //! the right.
 //!
 //! Module map: [`input`] (drops, folders, pickers, example), [`jobs`] (requests to the
-//! workers), [`settings`] (the left column), [`timeline`] (canvases and navigation),
+//! workers), [`settings`] (the left column's input, status and exports), [`attribution_settings`] (its settings card), [`timeline`] (canvases and navigation),
 //! [`detail`] (the selected interval), [`table`] (results and per-rank summary).
 
+pub mod attribution_settings;
 pub mod detail;
 pub mod input;
 pub mod jobs;
@@ -22,10 +23,11 @@ use shardscope_core::view::timeline_scene::class_color;
 use super::state::{AppState, Phase, Problem, View};
 use super::tasks::Later;
 use super::workers::WorkersHandle;
+use attribution_settings::TraceSettingsPanel;
 use detail::IntervalDetail;
 use input::{take_drop, walk_entries, Dropped};
 use jobs::load_files;
-use settings::{TraceExports, TraceInput, TraceSettingsPanel, TraceStatus};
+use settings::{TraceExports, TraceInput, TraceStatus};
 use table::{RankSummary, ResultsTable};
 use timeline::Timeline;
 

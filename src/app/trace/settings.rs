@@ -1,18 +1,12 @@
-//! The trace view's settings column: where the traces come from (drop zone, pickers,
-//! example), the run's status and problems, the attribution settings, and the exports.
-//!
-//! Every setting lives in [`TraceSettings`](super::super::state::TraceSettings); a change
-//! of preset, override, phases or session re-attributes the parsed events in the worker
-//! ([`rerun`]). The rank filter only filters what is shown, as in stormlog's TUI, which
-//! attributes every rank and then shows the selected ones.
+//! The trace view's left column, but for its settings card
+//! ([`super::attribution_settings`]): where the traces come from (drop zone, pickers,
+//! example), the run's status and problems, and the exports.
 
 use leptos::ev::Event;
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::attribution::{AttributionConfig, Preset, OVERRIDE_FIELDS};
-use shardscope_core::view::explain::override_help;
+use shardscope_core::trace::LoadWarning;
 use shardscope_core::view::format::format_file_size;
-use shardscope_core::view::rank_filter::parse_rank_filter;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
@@ -21,8 +15,11 @@ use super::super::download::save_canvas_png;
 use super::super::state::{AppState, Phase, Problem};
 use super::super::workers::WorkersHandle;
 use super::input::{fetch_example, named_blobs, EXAMPLE_NAME};
-use super::jobs::{cancel, export, load_files, rerun};
-use crate::protocol::{ExportFormat, NamedBlob, Stage};
+use super::jobs::{cancel, export, load_files};
+use crate::protocol::{ExportFormat, NamedBlob, TraceReport};
+use shardscope_core::view::trace_status::{
+    progress_fraction, progress_text, warnings_title, RunSummary,
+};
 
 /// The input element an event came from.
 fn event_input(ev: &Event) -> Option<HtmlInputElement> {
@@ -182,387 +179,147 @@ pub fn TraceInput() -> impl IntoView {
     }
 }
 
-/// What the progress bar and status line say about the running job.
-fn progress_text(stage: &Stage, done: u64, total: u64) -> String {
-    match stage {
-        Stage::Reading { file } if total > 0 => format!(
-            "Reading {file} · {} of {} ({:.0} %)",
-            format_file_size(done),
-            format_file_size(total),
-            done as f64 * 100.0 / total as f64
-        ),
-        other => format!("{other}…"),
-    }
-}
-
 /// `trace-status`, the progress bar, Cancel, and the problems and warnings.
 #[component]
 pub fn TraceStatus() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let workers = expect_context::<WorkersHandle>();
-    let trace = state.trace;
+    let trace = expect_context::<AppState>().trace;
+    view! {
+        <section class="card status-card" aria-label="Status">
+            <StatusLine />
+            <ProgressRow />
+            <ProblemList problems=trace.problems />
+            <WarningList warnings=Signal::derive(move || trace.warnings()) />
+        </section>
+    }
+}
+
+/// The one-line status (`trace-status`) with the finished run's figures as attributes.
+#[component]
+fn StatusLine() -> impl IntoView {
+    let trace = expect_context::<AppState>().trace;
     let report = trace.report;
-    let attr = move |f: fn(&crate::protocol::TraceReport) -> String| {
+    let attr = move |f: fn(&TraceReport) -> String| {
         move || {
             (trace.phase.get() == Phase::Done)
                 .then(|| report.with(|r| r.as_ref().map(|r| f(r))))
                 .flatten()
         }
     };
-    let text = move || {
-        match trace.phase.get() {
+    let text = move || match trace.phase.get() {
         Phase::Idle => "No traces loaded yet.".to_string(),
         Phase::Loading => {
             let p = trace.progress.get();
             progress_text(&p.stage, p.done_bytes, p.total_bytes)
         }
         Phase::Done => report.with(|r| match r {
-            Some(r) => format!(
-                "{} events from {} file{} · {} interval{} · parsed in {:.0} ms · attributed in {:.0} ms",
-                r.events,
-                r.files.len(),
-                if r.files.len() == 1 { "" } else { "s" },
-                r.rows.len(),
-                if r.rows.len() == 1 { "" } else { "s" },
-                r.parse_ms,
-                r.attribute_ms
-            ),
+            Some(r) => RunSummary {
+                events: r.events,
+                files: r.files.len(),
+                intervals: r.rows.len(),
+                parse_ms: r.parse_ms,
+                attribute_ms: r.attribute_ms,
+            }
+            .text(),
             None => "Done.".to_string(),
         }),
-        Phase::Error => {
-            if report.with(Option::is_some) {
-                "The last run failed; the previous results are still shown.".to_string()
-            } else {
-                "Nothing could be analysed.".to_string()
-            }
+        Phase::Error if report.with(Option::is_some) => {
+            "The last run failed; the previous results are still shown.".to_string()
         }
-    }
+        Phase::Error => "Nothing could be analysed.".to_string(),
     };
-    let progress_value = move || {
-        let p = trace.progress.get();
-        match p.stage {
-            Stage::Reading { .. } if p.total_bytes > 0 => Some(
-                (p.done_bytes as f64 / p.total_bytes as f64)
-                    .min(1.0)
-                    .to_string(),
-            ),
-            // Attributing and indexing: an indeterminate bar.
-            _ => None,
-        }
-    };
-    let warnings = move || trace.warnings();
-
     view! {
-        <section class="card status-card" aria-label="Status">
-            <p
-                class="trace-status"
-                data-testid="trace-status"
-                role="status"
-                aria-live="polite"
-                data-state=move || trace.phase.get().as_str()
-                data-events=attr(|r| r.events.to_string())
-                data-parse-ms=attr(|r| format!("{:.1}", r.parse_ms))
-                data-read-ms=attr(|r| format!("{:.1}", r.read_ms))
-                data-parse-path=attr(|r| if r.stitched_files > 0 { "ranges" } else { "stream" }.to_string())
-                data-attribute-ms=attr(|r| format!("{:.1}", r.attribute_ms))
-                data-index-ms=attr(|r| format!("{:.1}", r.index_ms))
-                data-wasm-bytes=attr(|r| r.wasm_memory_bytes.to_string())
-                data-files=attr(|r| r.files.len().to_string())
-                data-bytes=attr(|r| r.files.iter().map(|(_, b)| *b).sum::<u64>().to_string())
-                data-runs=move || trace.runs.get().to_string()
-                data-elapsed-ms=move || format!("{:.1}", trace.elapsed_ms.get())
-                data-preparse-ms=move || format!("{:.1}", trace.preparse_ms.get())
-            >
-                {text}
-            </p>
-            <div class="progress-row" hidden=move || trace.phase.get() != Phase::Loading>
-                <progress
-                    data-testid="trace-progress"
-                    max="1"
-                    value=progress_value
-                    aria-label="Progress"
-                ></progress>
-                <button
-                    type="button"
-                    class="button small"
-                    data-testid="trace-cancel"
-                    on:click=move |_| cancel(state, workers)
-                >
-                    "Cancel"
-                </button>
-            </div>
-            <Show when=move || !trace.problems.with(Vec::is_empty)>
-                <ul class="problems" aria-label="Problems">
-                    {move || {
-                        trace
-                            .problems
-                            .get()
-                            .into_iter()
-                            .map(|p| {
-                                let file = p.file.clone();
-                                let file_attr = file.clone().unwrap_or_default();
-                                view! {
-                                    <li
-                                        class="problem"
-                                        data-testid="trace-error"
-                                        data-file=file_attr
-                                    >
-                                        {file.map(|f| view! { <strong class="file-name">{f}</strong> })}
-                                        <span class="message">{p.message}</span>
-                                        {p.hint.map(|h| view! { <span class="hint">{h}</span> })}
-                                    </li>
-                                }
-                            })
-                            .collect_view()
-                    }}
-                </ul>
-            </Show>
-            <Show when=move || !warnings().is_empty()>
-                <details class="warnings" open=move || warnings().len() <= 3>
-                    <summary>
-                        {move || {
-                            let n = warnings().len();
-                            format!("{n} warning{} from stormlog's loader", if n == 1 { "" } else { "s" })
-                        }}
-                    </summary>
-                    <ul>
-                        {move || {
-                            warnings()
-                                .into_iter()
-                                .map(|w| {
-                                    view! {
-                                        <li
-                                            data-testid="trace-warning"
-                                            data-file=w.file.clone().unwrap_or_default()
-                                            data-line=w.line.map(|l| l.to_string()).unwrap_or_default()
-                                        >
-                                            {w.message}
-                                        </li>
-                                    }
-                                })
-                                .collect_view()
-                        }}
-                    </ul>
-                </details>
-            </Show>
-        </section>
+        <p
+            class="trace-status"
+            data-testid="trace-status"
+            role="status"
+            aria-live="polite"
+            data-state=move || trace.phase.get().as_str()
+            data-events=attr(|r| r.events.to_string())
+            data-parse-ms=attr(|r| format!("{:.1}", r.parse_ms))
+            data-read-ms=attr(|r| format!("{:.1}", r.read_ms))
+            data-parse-path=attr(|r| if r.stitched_files > 0 { "ranges" } else { "stream" }.to_string())
+            data-attribute-ms=attr(|r| format!("{:.1}", r.attribute_ms))
+            data-index-ms=attr(|r| format!("{:.1}", r.index_ms))
+            data-wasm-bytes=attr(|r| r.wasm_memory_bytes.to_string())
+            data-files=attr(|r| r.files.len().to_string())
+            data-bytes=attr(|r| r.files.iter().map(|(_, b)| *b).sum::<u64>().to_string())
+            data-runs=move || trace.runs.get().to_string()
+            data-elapsed-ms=move || format!("{:.1}", trace.elapsed_ms.get())
+            data-preparse-ms=move || format!("{:.1}", trace.preparse_ms.get())
+        >
+            {text}
+        </p>
     }
 }
 
-/// Preset, overrides, phases, session and rank filter.
+/// The progress bar and Cancel, while a job runs.
 #[component]
-pub fn TraceSettingsPanel() -> impl IntoView {
+fn ProgressRow() -> impl IntoView {
     let state = expect_context::<AppState>();
     let workers = expect_context::<WorkersHandle>();
     let trace = state.trace;
-    let settings = trace.settings;
-    let run = move || rerun(state, workers);
-    let errors = Memo::new(move |_| settings.override_errors());
-    let preset_config = Memo::new(move |_| AttributionConfig::preset(settings.preset.get()));
-
-    let on_preset = move |ev: Event| {
-        if let Ok(p) = Preset::parse(&event_target_value(&ev)) {
-            settings.preset.set(p);
-            run();
-        }
+    let value = move || {
+        let p = trace.progress.get();
+        progress_fraction(&p.stage, p.done_bytes, p.total_bytes).map(|f| f.to_string())
     };
-    let on_phases = move |ev: Event| {
-        settings.phases.set(event_target_checked(&ev));
-        run();
-    };
-    let on_session = move |ev: Event| {
-        settings.session.set(Some(event_target_value(&ev)));
-        run();
-    };
-    let sessions = move || {
-        trace
-            .report
-            .with(|r| r.as_ref().map(|r| r.sessions.clone()))
-            .unwrap_or_default()
-    };
-    let selected_session = move || {
-        settings
-            .session
-            .get()
-            .or_else(|| {
-                trace
-                    .report
-                    .with(|r| r.as_ref().and_then(|r| r.selected_session.clone()))
-            })
-            .unwrap_or_default()
-    };
-    let rank_error = move || {
-        let text = settings.ranks.get();
-        let all: Vec<i64> = trace
-            .report
-            .with(|r| r.as_ref().map(|r| r.ranks.iter().map(|s| s.rank).collect()))
-            .unwrap_or_default();
-        parse_rank_filter(&text, &all).err().map(|e| e.message)
-    };
-    let rank_hint = move || {
-        let shown = trace.visible_ranks().len();
-        let total = trace
-            .report
-            .with(|r| r.as_ref().map_or(0, |r| r.ranks.len()));
-        (total > 0).then(|| format!("{shown} of {total} ranks shown"))
-    };
-
-    let override_input = move |field: &'static str| {
-        let help = override_help(field);
-        let label = help.map_or(field, |h| h.label);
-        let unit = help.map_or("", |h| h.unit);
-        let step = help.map_or("any", |h| h.step);
-        let id = format!("override-{field}");
-        let error_id = format!("override-{field}-error");
-        let error = move || errors.with(|e| e.get(field).map(|e| e.message.clone()));
-        let value = move || {
-            settings
-                .overrides
-                .with(|m| m.get(field).cloned().unwrap_or_default())
-        };
-        let on_change = move |ev: Event| {
-            let text = event_target_value(&ev);
-            settings.overrides.update(|m| {
-                if text.trim().is_empty() {
-                    m.remove(field);
-                } else {
-                    m.insert(field.to_string(), text);
-                }
-            });
-            // A bad value is explained beside the field and never starts a run.
-            if errors.with_untracked(|e| e.is_empty()) {
-                run();
-            }
-        };
-        view! {
-            <div class="override" class:invalid=move || error().is_some()>
-                <label for=id.clone() title=help.map_or("", |h| h.help)>
-                    <span class="override-label">{label}</span>
-                    <code class="override-field">{field}</code>
-                </label>
-                <div class="override-input">
-                    <input
-                        id=id
-                        type="number"
-                        step=step
-                        inputmode="decimal"
-                        data-testid=format!("override-{field}")
-                        placeholder=move || preset_config.with(|c| c.field_text(field).unwrap_or_default())
-                        prop:value=value
-                        aria-invalid=move || if error().is_some() { "true" } else { "false" }
-                        aria-describedby=error_id.clone()
-                        on:change=on_change
-                    />
-                    <span class="unit">{unit}</span>
-                </div>
-                <p class="field-error" id=error_id role="alert">{error}</p>
-            </div>
-        }
-    };
-    let any_override = move || {
-        settings
-            .overrides
-            .with(|m| m.values().any(|v| !v.trim().is_empty()))
-    };
-    let reset_overrides = move |_| {
-        settings.overrides.set(Default::default());
-        run();
-    };
-
     view! {
-        <section class="card settings-card" aria-labelledby="settings-title">
-            <h2 id="settings-title">"Attribution"</h2>
-            <div class="field">
-                <label for="preset-select">"Sensitivity preset"</label>
-                <select
-                    id="preset-select"
-                    data-testid="preset-select"
-                    on:change=on_preset
-                    prop:value=move || settings.preset.get().as_str()
-                >
-                    {Preset::ALL
-                        .iter()
-                        .map(|p| {
-                            let p = *p;
-                            view! {
-                                <option value=p.as_str() selected=move || settings.preset.get() == p>
-                                    {p.as_str()}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                </select>
-            </div>
-            <div class="field checkbox">
-                <input
-                    id="phases-toggle"
-                    type="checkbox"
-                    data-testid="phases-toggle"
-                    prop:checked=move || settings.phases.get()
-                    on:change=on_phases
-                />
-                <label for="phases-toggle">"Attribute intervals to phases"</label>
-            </div>
-            <Show when=move || { sessions().len() > 1 }>
-                <div class="field">
-                    <label for="session-select">"Session"</label>
-                    <select
-                        id="session-select"
-                        data-testid="session-select"
-                        on:change=on_session
-                        prop:value=selected_session
-                    >
-                        {move || {
-                            let chosen = selected_session();
-                            sessions()
-                                .into_iter()
-                                .map(|s| {
-                                    let selected = s.session_id == chosen;
-                                    let label = format!(
-                                        "{} · {} · {} events",
-                                        s.session_id, s.status.as_str(), s.events
-                                    );
-                                    view! {
-                                        <option value=s.session_id selected=selected>{label}</option>
-                                    }
-                                })
-                                .collect_view()
-                        }}
-                    </select>
-                </div>
-            </Show>
-            <div class="field" class:invalid=move || rank_error().is_some()>
-                <label for="rank-filter-input">"Ranks shown"</label>
-                <input
-                    id="rank-filter-input"
-                    type="text"
-                    data-testid="rank-filter-input"
-                    placeholder="all, or e.g. 0,2,4-7"
-                    spellcheck="false"
-                    autocomplete="off"
-                    prop:value=move || settings.ranks.get()
-                    aria-invalid=move || if rank_error().is_some() { "true" } else { "false" }
-                    aria-describedby="rank-filter-error"
-                    on:input=move |ev| settings.ranks.set(event_target_value(&ev))
-                />
-                <p class="field-error" id="rank-filter-error" role="alert">
-                    {move || rank_error().map(|m| format!("{m}. Showing every rank."))}
-                </p>
-                <p class="muted small">{rank_hint}</p>
-            </div>
-            <fieldset class="overrides">
-                <legend>
-                    "Overrides "
-                    <span class="muted small">"(empty = preset value)"</span>
-                </legend>
-                {OVERRIDE_FIELDS.iter().map(|f| override_input(f)).collect_view()}
-                <Show when=any_override>
-                    <button type="button" class="button small" on:click=reset_overrides>
-                        "Clear overrides"
-                    </button>
-                </Show>
-            </fieldset>
-        </section>
+        <div class="progress-row" hidden=move || trace.phase.get() != Phase::Loading>
+            <progress data-testid="trace-progress" max="1" value=value aria-label="Progress"></progress>
+            <button
+                type="button"
+                class="button small"
+                data-testid="trace-cancel"
+                on:click=move |_| cancel(state, workers)
+            >
+                "Cancel"
+            </button>
+        </div>
+    }
+}
+
+/// What went wrong, one `trace-error` per problem, naming its file.
+#[component]
+fn ProblemList(#[prop(into)] problems: Signal<Vec<Problem>>) -> impl IntoView {
+    let item = |p: Problem| {
+        let file_attr = p.file.clone().unwrap_or_default();
+        view! {
+            <li class="problem" data-testid="trace-error" data-file=file_attr>
+                {p.file.map(|f| view! { <strong class="file-name">{f}</strong> })}
+                <span class="message">{p.message}</span>
+                {p.hint.map(|h| view! { <span class="hint">{h}</span> })}
+            </li>
+        }
+    };
+    view! {
+        <Show when=move || !problems.with(Vec::is_empty)>
+            <ul class="problems" aria-label="Problems">
+                {move || problems.get().into_iter().map(item).collect_view()}
+            </ul>
+        </Show>
+    }
+}
+
+/// The loader's warnings, open when there are few.
+#[component]
+fn WarningList(#[prop(into)] warnings: Signal<Vec<LoadWarning>>) -> impl IntoView {
+    let item = |w: LoadWarning| {
+        view! {
+            <li
+                data-testid="trace-warning"
+                data-file=w.file.clone().unwrap_or_default()
+                data-line=w.line.map(|l| l.to_string()).unwrap_or_default()
+            >
+                {w.message}
+            </li>
+        }
+    };
+    view! {
+        <Show when=move || !warnings.with(Vec::is_empty)>
+            <details class="warnings" open=move || warnings.with(Vec::len) <= 3>
+                <summary>{move || warnings_title(warnings.with(Vec::len))}</summary>
+                <ul>{move || warnings.get().into_iter().map(item).collect_view()}</ul>
+            </details>
+        </Show>
     }
 }
 

@@ -20,3 +20,4 @@ pub mod timeline;
 pub mod timeline_input;
 pub mod timeline_scene;
 pub mod trace_settings;
+pub mod trace_status;
