@@ -23,7 +23,7 @@ use shardscope_core::trace::ranges::RangeTask;
 use shardscope_core::trace::{LoadError, LoadWarning, SessionStatus};
 use shardscope_core::view::charts::BatchPlane;
 use shardscope_core::view::explore::ExploreRequest;
-use shardscope_core::view::lod::{LaneWindow, RankSummary, WindowData, WindowQuery};
+use shardscope_core::view::lod::{RankSummary, WindowQuery};
 pub use shardscope_core::view::trace_status::Stage;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -46,14 +46,6 @@ pub const MAX_CHUNK_BYTES: u32 = 16 * 1024 * 1024;
 /// Chromium whatever its size, so trace loading reads 16 MiB at a time: 120 MB are read
 /// in ~0.5 s instead of ~1.3 s with 2 MiB slices, for 16 MiB of memory.
 pub const TRACE_CHUNK_BYTES: u32 = MAX_CHUNK_BYTES;
-
-/// Decode an [`ResponseBody::Overview`] buffer.
-pub fn unpack_f32(bytes: &[u8]) -> Vec<f32> {
-    bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
-}
 
 /// A message from the page to the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -237,108 +229,15 @@ mod rows_packed {
     }
 }
 
-/// One lane's head in a [`WindowPayload`]; its columns are in the payload's buffers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LaneHead {
-    pub rank: i64,
-    pub gap_floor_bytes: i64,
-    pub gap_peak_bytes: i64,
-    pub window_samples: u64,
-}
-
-/// [`WindowData`] packed for `postMessage`: the per-column values of every lane
-/// concatenated into little-endian byte buffers (typed arrays in JavaScript), which
-/// cross the worker boundary as one copy instead of one value per number.
+/// A timeline window as bytes ([`shardscope_core::view::lod::WindowData::to_bytes`], a typed array in JavaScript):
+/// one copy across the worker boundary instead of one value per number.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WindowPayload {
-    pub start_ns: i64,
-    pub end_ns: i64,
-    pub columns: u32,
-    pub lanes: Vec<LaneHead>,
-    /// `f32` per lane and column.
     #[serde(with = "serde_bytes")]
-    pub gap_min: Vec<u8>,
-    #[serde(with = "serde_bytes")]
-    pub gap_max: Vec<u8>,
-    /// `u16` per lane and column.
-    #[serde(with = "serde_bytes")]
-    pub markers: Vec<u8>,
+    pub window: Vec<u8>,
     /// How long the worker took to answer (the level-of-detail query and packing).
     #[serde(default)]
     pub query_ms: f64,
-}
-
-impl WindowPayload {
-    pub fn pack(data: &WindowData) -> WindowPayload {
-        let floats = |f: fn(&LaneWindow) -> &Vec<f32>| -> Vec<u8> {
-            data.lanes
-                .iter()
-                .flat_map(|l| f(l).iter().flat_map(|v| v.to_le_bytes()))
-                .collect()
-        };
-        WindowPayload {
-            start_ns: data.start_ns,
-            end_ns: data.end_ns,
-            columns: data.columns,
-            lanes: data
-                .lanes
-                .iter()
-                .map(|l| LaneHead {
-                    rank: l.rank,
-                    gap_floor_bytes: l.gap_floor_bytes,
-                    gap_peak_bytes: l.gap_peak_bytes,
-                    window_samples: l.window_samples,
-                })
-                .collect(),
-            gap_min: floats(|l| &l.gap_min),
-            gap_max: floats(|l| &l.gap_max),
-            markers: data
-                .lanes
-                .iter()
-                .flat_map(|l| l.markers.iter().flat_map(|v| v.to_le_bytes()))
-                .collect(),
-            query_ms: 0.0,
-        }
-    }
-
-    /// Back to [`WindowData`]; buffers shorter than the lanes need give NaN / 0.
-    pub fn unpack(&self) -> WindowData {
-        let n = self.columns as usize;
-        let float = |buf: &[u8], lane: usize, c: usize| -> f32 {
-            let at = (lane * n + c) * 4;
-            buf.get(at..at + 4)
-                .and_then(|b| b.try_into().ok())
-                .map_or(f32::NAN, f32::from_le_bytes)
-        };
-        let lanes = self
-            .lanes
-            .iter()
-            .enumerate()
-            .map(|(i, head)| LaneWindow {
-                rank: head.rank,
-                gap_min: (0..n).map(|c| float(&self.gap_min, i, c)).collect(),
-                gap_max: (0..n).map(|c| float(&self.gap_max, i, c)).collect(),
-                markers: (0..n)
-                    .map(|c| {
-                        let at = (i * n + c) * 2;
-                        self.markers
-                            .get(at..at + 2)
-                            .and_then(|b| b.try_into().ok())
-                            .map_or(0, u16::from_le_bytes)
-                    })
-                    .collect(),
-                gap_floor_bytes: head.gap_floor_bytes,
-                gap_peak_bytes: head.gap_peak_bytes,
-                window_samples: head.window_samples,
-            })
-            .collect();
-        WindowData {
-            start_ns: self.start_ns,
-            end_ns: self.end_ns,
-            columns: self.columns,
-            lanes,
-        }
-    }
 }
 
 /// A file parsed in ranges by [`RequestBody::ParseRanges`], handed on with `Load`.

@@ -7,7 +7,7 @@ use shardscope_core::analysis::{
     export, load_traces, reattribute, AnalyzeError, AnalyzeSettings, Attribution,
 };
 use shardscope_core::trace::Dataset;
-use shardscope_core::view::lod::{TimelineIndex, WindowQuery};
+use shardscope_core::view::lod::{overview_to_bytes, TimelineIndex, WindowQuery};
 
 use crate::blob::{blob_size, BlobFs};
 use crate::clock::{now_ms, wasm_memory_bytes};
@@ -216,18 +216,16 @@ impl TraceJob {
 
     pub fn window(&self, query: &WindowQuery) -> WindowPayload {
         let started = now_ms();
-        let mut payload = WindowPayload::pack(&self.index.query(query));
-        payload.query_ms = now_ms() - started;
-        payload
+        let window = self.index.query(query).to_bytes();
+        WindowPayload {
+            window,
+            query_ms: now_ms() - started,
+        }
     }
 
     /// The overview strip, `f32` little-endian per column.
     pub fn overview(&self, columns: u32, ranks: Option<&[i64]>) -> Vec<u8> {
-        self.index
-            .overview(columns, ranks)
-            .iter()
-            .flat_map(|v| v.to_le_bytes())
-            .collect()
+        overview_to_bytes(&self.index.overview(columns, ranks))
     }
 
     /// The current results exactly as `shardscope attribute --format …` prints them.

@@ -9,7 +9,7 @@ use std::io::Read;
 use js_sys::{Array, Uint8Array};
 use shardscope_core::analysis::{AnalyzeSettings, IntervalRow};
 use shardscope_core::attribution::Classification;
-use shardscope_core::view::lod::WindowQuery;
+use shardscope_core::view::lod::{WindowData, WindowQuery};
 use shardscope_web::blob::{read_blob_info, BlobReader};
 use shardscope_web::protocol::{
     fnv1a32_update, to_js, NamedBlob, RequestBody, ResponseBody, WorkerRequest, WorkerResponse,
@@ -434,7 +434,7 @@ fn kept_dataset_answers_reattribution_windows_and_exports() {
     let ResponseBody::Window(payload) = &responses.last().unwrap().body else {
         panic!("unexpected answer {:?}", responses.last());
     };
-    let data = payload.unpack();
+    let data = WindowData::from_bytes(&payload.window).expect("the worker packs whole windows");
     assert_eq!(data.columns, 64);
     assert_eq!(data.lanes.len(), loaded.ranks.len());
     for lane in &data.lanes {

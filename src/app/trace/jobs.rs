@@ -7,7 +7,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use shardscope_core::view::lod::WindowQuery;
+use shardscope_core::view::lod::{overview_from_bytes, WindowData, WindowQuery};
 
 use super::super::download::save_text;
 use super::super::now_ms;
@@ -16,7 +16,7 @@ use super::super::worker_client::WorkerClient;
 use super::super::workers::WorkersHandle;
 use crate::blob::blob_size;
 use crate::protocol::{
-    unpack_f32, ExportFormat, NamedBlob, ParsedFile, RequestBody, ResponseBody, Stage, TraceReport,
+    ExportFormat, NamedBlob, ParsedFile, RequestBody, ResponseBody, Stage, TraceReport,
 };
 use shardscope_core::analysis::{page_input_refusal, AnalyzeSettings};
 use shardscope_core::trace::ranges::share::{
@@ -462,7 +462,9 @@ pub fn request_window(state: AppState, workers: WorkersHandle, query: WindowQuer
     client.request(RequestBody::Window { query }, move |response| {
         if let ResponseBody::Window(payload) = response {
             trace.frame_query_ms.set(payload.query_ms);
-            trace.frame.set(Some(Arc::new(payload.unpack())));
+            if let Some(frame) = WindowData::from_bytes(&payload.window) {
+                trace.frame.set(Some(Arc::new(frame)));
+            }
         }
         let next = workers.with_value(|w| {
             w.window_in_flight.set(false);
@@ -487,7 +489,9 @@ pub fn request_overview(state: AppState, workers: WorkersHandle, columns: u32, r
         },
         move |response| {
             if let ResponseBody::Overview { gap_max } = response {
-                trace.overview.set(Some(Arc::new(unpack_f32(&gap_max))));
+                if let Some(gap_max) = overview_from_bytes(&gap_max) {
+                    trace.overview.set(Some(Arc::new(gap_max)));
+                }
             }
         },
     );

@@ -12,6 +12,7 @@ use crate::explorer::{
     StageGroup, Sweep, SweepRequest, TopologyConfig, CP_OPTIONS, DP_OPTIONS, MAX_BATCH, MAX_DEGREE,
     MAX_S_KV, PP_OPTIONS, TP_OPTIONS,
 };
+use crate::pack::{Malformed, Reader, Writer};
 
 use super::custom::{apply_edits, machine_preset_json, model_preset_json};
 use super::format::plain_decimal;
@@ -492,80 +493,41 @@ impl Points {
         })
     }
 
-    /// 38 bytes per configuration, little-endian, column after column.
+    /// 38 bytes per configuration, little-endian ([`crate::pack`]), column after column.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(4 + self.len() * BYTES_PER_POINT);
-        out.extend((self.len() as u32).to_le_bytes());
-        self.latency_ns
-            .iter()
-            .for_each(|v| out.extend(v.to_le_bytes()));
-        self.pes.iter().for_each(|v| out.extend(v.to_le_bytes()));
-        self.efficiency
-            .iter()
-            .for_each(|v| out.extend(v.to_le_bytes()));
-        out.extend(&self.flags);
-        self.knobs.iter().for_each(|k| out.extend(k));
-        self.lg_pes.iter().for_each(|v| out.extend(v.to_le_bytes()));
-        self.lg_latency
-            .iter()
-            .for_each(|v| out.extend(v.to_le_bytes()));
-        self.order.iter().for_each(|v| out.extend(v.to_le_bytes()));
-        out
+        let mut w = Writer::with_capacity(4 + self.len() * BYTES_PER_POINT);
+        w.u32(self.len() as u32);
+        w.f64s(&self.latency_ns);
+        w.u32s(&self.pes);
+        w.f32s(&self.efficiency);
+        w.bytes(&self.flags);
+        self.knobs.iter().for_each(|k| w.bytes(k));
+        w.f32s(&self.lg_pes);
+        w.f32s(&self.lg_latency);
+        w.u32s(&self.order);
+        w.into_bytes()
     }
 
-    /// Back from [`Points::to_bytes`]; `None` for a buffer of the wrong size.
+    /// Back from [`Points::to_bytes`]; `None` for a buffer of the wrong size or an
+    /// order that names a configuration it does not hold.
     pub fn from_bytes(bytes: &[u8]) -> Option<Points> {
-        let n = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
-        if bytes.len() != 4 + n * BYTES_PER_POINT {
-            return None;
-        }
-        let mut at = 4;
-        let mut take = |len: usize| {
-            let s = &bytes[at..at + len];
-            at += len;
-            s
+        let mut r = Reader::new(bytes);
+        let read = |r: &mut Reader<'_>| -> Result<Points, Malformed> {
+            let n = r.count(BYTES_PER_POINT)?;
+            Ok(Points {
+                latency_ns: r.f64s(n)?,
+                pes: r.u32s(n)?,
+                efficiency: r.f32s(n)?,
+                flags: r.take(n)?.to_vec(),
+                knobs: r.arrays(n)?,
+                lg_pes: r.f32s(n)?,
+                lg_latency: r.f32s(n)?,
+                order: r.u32s(n)?,
+            })
         };
-        let latency_ns = take(n * 8)
-            .chunks_exact(8)
-            .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-            .collect();
-        let pes = take(n * 4)
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
-            .collect();
-        let efficiency = take(n * 4)
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
-            .collect();
-        let flags = take(n).to_vec();
-        let knobs = take(n * 9)
-            .chunks_exact(9)
-            .map(|c| c.try_into().unwrap_or([0; 9]))
-            .collect();
-        let f32s = |b: &[u8]| -> Vec<f32> {
-            b.chunks_exact(4)
-                .map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
-                .collect()
-        };
-        let lg_pes = f32s(take(n * 4));
-        let lg_latency = f32s(take(n * 4));
-        let order: Vec<u32> = take(n * 4)
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
-            .collect();
-        if order.iter().any(|&i| i as usize >= n) {
-            return None;
-        }
-        Some(Points {
-            latency_ns,
-            pes,
-            efficiency,
-            flags,
-            knobs,
-            lg_pes,
-            lg_latency,
-            order,
-        })
+        let points = read(&mut r).ok()?;
+        let n = points.len();
+        (r.is_empty() && points.order.iter().all(|&i| (i as usize) < n)).then_some(points)
     }
 }
 

@@ -226,6 +226,92 @@ pub struct WindowData {
     pub lanes: Vec<LaneWindow>,
 }
 
+/// Bytes of a lane's head in [`WindowData::to_bytes`]: rank, floor, peak, samples.
+const LANE_HEAD_BYTES: usize = 4 * 8;
+/// Bytes per lane and column: `gap_min`, `gap_max` (`f32`), markers (`u16`).
+const LANE_COLUMN_BYTES: usize = 4 + 4 + 2;
+
+impl WindowData {
+    /// The window as bytes ([`crate::pack`]) for `postMessage`: every lane's columns
+    /// as flat arrays, one copy instead of one JavaScript value per number. Lanes
+    /// hold exactly `columns` values each (shorter ones padded with NaN / 0).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let n = self.columns as usize;
+        let mut w = crate::pack::Writer::with_capacity(
+            24 + self.lanes.len() * (LANE_HEAD_BYTES + n * LANE_COLUMN_BYTES),
+        );
+        w.i64(self.start_ns);
+        w.i64(self.end_ns);
+        w.u32(self.columns);
+        w.u32(self.lanes.len() as u32);
+        fn column(v: &[f32], n: usize) -> impl Iterator<Item = f32> + '_ {
+            (0..n).map(move |c| v.get(c).copied().unwrap_or(f32::NAN))
+        }
+        for lane in &self.lanes {
+            w.i64(lane.rank);
+            w.i64(lane.gap_floor_bytes);
+            w.i64(lane.gap_peak_bytes);
+            w.u64(lane.window_samples);
+            column(&lane.gap_min, n).for_each(|v| w.f32(v));
+            column(&lane.gap_max, n).for_each(|v| w.f32(v));
+            (0..n).for_each(|c| w.u16(lane.markers.get(c).copied().unwrap_or(0)));
+        }
+        w.into_bytes()
+    }
+
+    /// Back from [`WindowData::to_bytes`]; `None` for bytes it did not write.
+    pub fn from_bytes(bytes: &[u8]) -> Option<WindowData> {
+        use crate::pack::{Malformed, Reader};
+        let read = |r: &mut Reader<'_>| -> Result<WindowData, Malformed> {
+            let (start_ns, end_ns) = (r.i64()?, r.i64()?);
+            let columns = r.u32()?;
+            let n = columns as usize;
+            let lane_bytes = n
+                .checked_mul(LANE_COLUMN_BYTES)
+                .and_then(|b| b.checked_add(LANE_HEAD_BYTES))
+                .ok_or(Malformed)?;
+            let lanes = (0..r.count(lane_bytes)?)
+                .map(|_| {
+                    let (rank, gap_floor_bytes, gap_peak_bytes) = (r.i64()?, r.i64()?, r.i64()?);
+                    Ok(LaneWindow {
+                        rank,
+                        gap_floor_bytes,
+                        gap_peak_bytes,
+                        window_samples: r.u64()?,
+                        gap_min: r.f32s(n)?,
+                        gap_max: r.f32s(n)?,
+                        markers: r.u16s(n)?,
+                    })
+                })
+                .collect::<Result<Vec<_>, Malformed>>()?;
+            Ok(WindowData {
+                start_ns,
+                end_ns,
+                columns,
+                lanes,
+            })
+        };
+        let mut r = Reader::new(bytes);
+        let data = read(&mut r).ok()?;
+        r.is_empty().then_some(data)
+    }
+}
+
+/// The overview strip ([`TimelineIndex::overview`]) as bytes: `f32` per column.
+pub fn overview_to_bytes(gap_max: &[f32]) -> Vec<u8> {
+    let mut w = crate::pack::Writer::with_capacity(gap_max.len() * 4);
+    w.f32s(gap_max);
+    w.into_bytes()
+}
+
+/// Back from [`overview_to_bytes`]; `None` for a length that is not whole `f32`s.
+pub fn overview_from_bytes(bytes: &[u8]) -> Option<Vec<f32>> {
+    if !bytes.len().is_multiple_of(4) {
+        return None;
+    }
+    crate::pack::Reader::new(bytes).f32s(bytes.len() / 4).ok()
+}
+
 /// One rank's totals for the per-rank summary table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RankSummary {
