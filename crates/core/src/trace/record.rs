@@ -215,144 +215,95 @@ fn same_key(key: &[u8], name: &[u8]) -> bool {
         && (n <= 24 || key[8..n - 8] == name[8..n - 8])
 }
 
-/// The slot of a record key. Keys are grouped by length first, so a key costs
-/// one length dispatch and at most a few word comparisons ([`same_key`]).
+/// Every record key stormlog reads, by slot: the one list the parser matches keys
+/// against ([`key_slot`]) and names fields from ([`field_name`]).
+const KEY_NAMES: [(K, &str); SLOT_COUNT] = [
+    (K::SchemaVersion, "schema_version"),
+    (K::SessionId, "session_id"),
+    (K::TimestampNs, "timestamp_ns"),
+    (K::EventType, "event_type"),
+    (K::Collector, "collector"),
+    (K::SamplingIntervalMs, "sampling_interval_ms"),
+    (K::Pid, "pid"),
+    (K::Host, "host"),
+    (K::DeviceId, "device_id"),
+    (K::AllocatorAllocated, "allocator_allocated_bytes"),
+    (K::AllocatorReserved, "allocator_reserved_bytes"),
+    (K::AllocatorActive, "allocator_active_bytes"),
+    (K::AllocatorInactive, "allocator_inactive_bytes"),
+    (K::AllocatorChange, "allocator_change_bytes"),
+    (K::DeviceUsed, "device_used_bytes"),
+    (K::DeviceFree, "device_free_bytes"),
+    (K::DeviceTotal, "device_total_bytes"),
+    (K::Context, "context"),
+    (K::Metadata, "metadata"),
+    (K::JobId, "job_id"),
+    (K::Rank, "rank"),
+    (K::LocalRank, "local_rank"),
+    (K::WorldSize, "world_size"),
+    (K::Timestamp, "timestamp"),
+    (K::Device, "device"),
+    (K::MemoryMb, "memory_mb"),
+    (K::MemoryAllocated, "memory_allocated"),
+    (K::MemoryReserved, "memory_reserved"),
+    (K::MemoryChange, "memory_change"),
+    (K::TotalMemory, "total_memory"),
+    (K::DeviceTotalLegacy, "device_total"),
+    (K::TotalBytes, "total_bytes"),
+    (K::Type, "type"),
+    (K::Message, "message"),
+    (K::Backend, "backend"),
+];
+
+const _: () = {
+    // The table is in slot order, so `field_name` is an index.
+    let mut i = 0;
+    while i < SLOT_COUNT {
+        assert!(KEY_NAMES[i].0 as usize == i);
+        i += 1;
+    }
+};
+
+/// The longest key, and the most keys of one length.
+const LONGEST_KEY: usize = 25;
+const MOST_OF_ONE_LENGTH: usize = 4;
+const NO_SLOT: u8 = u8::MAX;
+
+/// Slots by key length (unused places [`NO_SLOT`]), built from [`KEY_NAMES`] at
+/// compile time: a key costs one length lookup and at most a few word comparisons.
+const SLOTS_BY_LENGTH: [[u8; MOST_OF_ONE_LENGTH]; LONGEST_KEY + 1] = {
+    let mut by_length = [[NO_SLOT; MOST_OF_ONE_LENGTH]; LONGEST_KEY + 1];
+    let mut i = 0;
+    while i < SLOT_COUNT {
+        let len = KEY_NAMES[i].1.len();
+        assert!(len <= LONGEST_KEY);
+        let mut j = 0;
+        while by_length[len][j] != NO_SLOT {
+            j += 1; // out of bounds (a compile error) past MOST_OF_ONE_LENGTH
+        }
+        by_length[len][j] = i as u8;
+        i += 1;
+    }
+    by_length
+};
+
+/// The slot of a record key ([`SLOTS_BY_LENGTH`], then [`same_key`]).
+#[inline]
 fn key_slot(key: &[u8]) -> Option<K> {
-    Some(match key.len() {
-        3 => match () {
-            _ if same_key(key, b"pid") => K::Pid,
-            _ => return None,
-        },
-        4 => match () {
-            _ if same_key(key, b"host") => K::Host,
-            _ if same_key(key, b"rank") => K::Rank,
-            _ if same_key(key, b"type") => K::Type,
-            _ => return None,
-        },
-        6 => match () {
-            _ if same_key(key, b"job_id") => K::JobId,
-            _ if same_key(key, b"device") => K::Device,
-            _ => return None,
-        },
-        7 => match () {
-            _ if same_key(key, b"context") => K::Context,
-            _ if same_key(key, b"message") => K::Message,
-            _ if same_key(key, b"backend") => K::Backend,
-            _ => return None,
-        },
-        8 => match () {
-            _ if same_key(key, b"metadata") => K::Metadata,
-            _ => return None,
-        },
-        9 => match () {
-            _ if same_key(key, b"collector") => K::Collector,
-            _ if same_key(key, b"device_id") => K::DeviceId,
-            _ if same_key(key, b"timestamp") => K::Timestamp,
-            _ if same_key(key, b"memory_mb") => K::MemoryMb,
-            _ => return None,
-        },
-        10 => match () {
-            _ if same_key(key, b"session_id") => K::SessionId,
-            _ if same_key(key, b"event_type") => K::EventType,
-            _ if same_key(key, b"local_rank") => K::LocalRank,
-            _ if same_key(key, b"world_size") => K::WorldSize,
-            _ => return None,
-        },
-        11 => match () {
-            _ if same_key(key, b"total_bytes") => K::TotalBytes,
-            _ => return None,
-        },
-        12 => match () {
-            _ if same_key(key, b"timestamp_ns") => K::TimestampNs,
-            _ if same_key(key, b"total_memory") => K::TotalMemory,
-            _ if same_key(key, b"device_total") => K::DeviceTotalLegacy,
-            _ => return None,
-        },
-        13 => match () {
-            _ if same_key(key, b"memory_change") => K::MemoryChange,
-            _ => return None,
-        },
-        14 => match () {
-            _ if same_key(key, b"schema_version") => K::SchemaVersion,
-            _ => return None,
-        },
-        15 => match () {
-            _ if same_key(key, b"memory_reserved") => K::MemoryReserved,
-            _ => return None,
-        },
-        16 => match () {
-            _ if same_key(key, b"memory_allocated") => K::MemoryAllocated,
-            _ => return None,
-        },
-        17 => match () {
-            _ if same_key(key, b"device_used_bytes") => K::DeviceUsed,
-            _ if same_key(key, b"device_free_bytes") => K::DeviceFree,
-            _ => return None,
-        },
-        18 => match () {
-            _ if same_key(key, b"device_total_bytes") => K::DeviceTotal,
-            _ => return None,
-        },
-        20 => match () {
-            _ if same_key(key, b"sampling_interval_ms") => K::SamplingIntervalMs,
-            _ => return None,
-        },
-        22 => match () {
-            _ if same_key(key, b"allocator_active_bytes") => K::AllocatorActive,
-            _ if same_key(key, b"allocator_change_bytes") => K::AllocatorChange,
-            _ => return None,
-        },
-        24 => match () {
-            _ if same_key(key, b"allocator_reserved_bytes") => K::AllocatorReserved,
-            _ if same_key(key, b"allocator_inactive_bytes") => K::AllocatorInactive,
-            _ => return None,
-        },
-        25 => match () {
-            _ if same_key(key, b"allocator_allocated_bytes") => K::AllocatorAllocated,
-            _ => return None,
-        },
-        _ => return None,
-    })
+    for &slot in SLOTS_BY_LENGTH.get(key.len())? {
+        if slot == NO_SLOT {
+            return None;
+        }
+        let (k, name) = KEY_NAMES[slot as usize];
+        if same_key(key, name.as_bytes()) {
+            return Some(k);
+        }
+    }
+    None
 }
 
 fn field_name(k: K) -> &'static str {
-    match k {
-        K::SchemaVersion => "schema_version",
-        K::SessionId => "session_id",
-        K::TimestampNs => "timestamp_ns",
-        K::EventType => "event_type",
-        K::Collector => "collector",
-        K::SamplingIntervalMs => "sampling_interval_ms",
-        K::Pid => "pid",
-        K::Host => "host",
-        K::DeviceId => "device_id",
-        K::AllocatorAllocated => "allocator_allocated_bytes",
-        K::AllocatorReserved => "allocator_reserved_bytes",
-        K::AllocatorActive => "allocator_active_bytes",
-        K::AllocatorInactive => "allocator_inactive_bytes",
-        K::AllocatorChange => "allocator_change_bytes",
-        K::DeviceUsed => "device_used_bytes",
-        K::DeviceFree => "device_free_bytes",
-        K::DeviceTotal => "device_total_bytes",
-        K::Context => "context",
-        K::Metadata => "metadata",
-        K::JobId => "job_id",
-        K::Rank => "rank",
-        K::LocalRank => "local_rank",
-        K::WorldSize => "world_size",
-        K::Timestamp => "timestamp",
-        K::Device => "device",
-        K::MemoryMb => "memory_mb",
-        K::MemoryAllocated => "memory_allocated",
-        K::MemoryReserved => "memory_reserved",
-        K::MemoryChange => "memory_change",
-        K::TotalMemory => "total_memory",
-        K::DeviceTotalLegacy => "device_total",
-        K::TotalBytes => "total_bytes",
-        K::Type => "type",
-        K::Message => "message",
-        K::Backend => "backend",
-    }
+    KEY_NAMES[k as usize].1
 }
 
 /// A record's top-level keys sorted into slots (the last occurrence of a key wins).
