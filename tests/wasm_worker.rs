@@ -8,7 +8,7 @@ use std::io::Read;
 
 use js_sys::{Array, Uint8Array};
 use shardscope_core::analysis::{AnalyzeSettings, IntervalRow};
-use shardscope_core::attribution::Classification;
+use shardscope_core::attribution::{Classification, Preset};
 use shardscope_core::view::lod::{WindowData, WindowQuery};
 use shardscope_web::blob::{read_blob_info, BlobReader};
 use shardscope_web::protocol::{
@@ -310,9 +310,9 @@ fn assert_rows_are_stormlogs(rows: &[IntervalRow], expected: &str, what: &str) {
     }
 }
 
-fn settings(preset: &str) -> AnalyzeSettings {
+fn settings(preset: Preset) -> AnalyzeSettings {
     AnalyzeSettings {
-        preset: preset.into(),
+        preset,
         ..AnalyzeSettings::default()
     }
 }
@@ -325,7 +325,7 @@ fn load_request_matches_stormlog_on_a_fixture() {
         11,
         RequestBody::Load {
             files: vec![named("sync_markers_type.json", trace)],
-            settings: settings("medium"),
+            settings: settings(Preset::Medium),
             parsed: Vec::new(),
         },
     );
@@ -380,19 +380,20 @@ fn kept_dataset_answers_reattribution_windows_and_exports() {
         20,
         RequestBody::Load {
             files: vec![named("preset_gap_thresholds.json", trace)],
-            settings: settings("medium"),
+            settings: settings(Preset::Medium),
             parsed: Vec::new(),
         },
     );
     assert_rows_are_stormlogs(&loaded.rows, expected("medium"), "load, medium");
-    for preset in ["low", "high"] {
+    for preset in [Preset::Low, Preset::High] {
         let (again, responses) = analyzed(
             21,
             RequestBody::Reattribute {
                 settings: settings(preset),
             },
         );
-        assert_rows_are_stormlogs(&again.rows, expected(preset), preset);
+        let name = preset.as_str();
+        assert_rows_are_stormlogs(&again.rows, expected(name), name);
         assert_eq!(again.parse_ms, 0.0, "nothing is read again");
         assert!(responses.iter().all(|r| !matches!(
             r.body,
@@ -411,7 +412,7 @@ fn kept_dataset_answers_reattribution_windows_and_exports() {
                     "min_confidence".into(),
                     shardscope_core::attribution::OverrideValue::Float(1.5),
                 )],
-                ..settings("medium")
+                ..settings(Preset::Medium)
             },
         },
     );
@@ -472,7 +473,7 @@ fn load_request_keeps_good_files_beside_a_bad_one() {
                 named("rank0_events.json", good),
                 named("broken.json", b"[1, 2"),
             ],
-            settings: settings("medium"),
+            settings: settings(Preset::Medium),
             parsed: Vec::new(),
         },
     );

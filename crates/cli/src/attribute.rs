@@ -2,7 +2,7 @@
 
 use clap::Args;
 use shardscope_core::analysis::{analyze, export, AnalyzeSettings};
-use shardscope_core::attribution::OverrideValue;
+use shardscope_core::attribution::{OverrideValue, Preset};
 use shardscope_core::trace::StdFs;
 
 use crate::error::CliError;
@@ -16,7 +16,7 @@ pub struct AttributeArgs {
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<String>,
     /// stormlog's sensitivity preset: low, medium or high (trimmed, any case).
-    #[arg(long, value_name = "PRESET", default_value_t = AnalyzeSettings::default().preset)]
+    #[arg(long, value_name = "PRESET", default_value = "medium")]
     pub preset: String,
     /// Override one of stormlog's preset fields (repeatable; the last one of a key wins).
     #[arg(long = "override", value_name = "KEY=VALUE", value_parser = parse_override)]
@@ -40,8 +40,9 @@ fn parse_override(text: &str) -> Result<(String, OverrideValue), String> {
 }
 
 pub fn run(args: &AttributeArgs) -> Result<String, CliError> {
+    let preset = Preset::parse(&args.preset);
     let settings = AnalyzeSettings {
-        preset: args.preset.clone(),
+        preset: preset.clone().unwrap_or_default(),
         overrides: args.overrides.clone(),
         session_id: args.session_id.clone(),
         phases: args.phases,
@@ -50,7 +51,7 @@ pub fn run(args: &AttributeArgs) -> Result<String, CliError> {
     for warning in &analysis.dataset.warnings {
         eprintln!("shardscope attribute: warning: {}", warning.message);
     }
-    if let Some(e) = analysis.first_error() {
+    if let Some(e) = analysis.first_error_with_preset(&preset) {
         return Err(e.into());
     }
     let results = analysis.attribution.map(|a| a.results).unwrap_or_default();

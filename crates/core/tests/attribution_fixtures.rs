@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use shardscope_core::analysis::{analyze, AnalyzeSettings};
-use shardscope_core::attribution::{attribute, AttributionConfig, OverrideValue};
+use shardscope_core::attribution::{attribute, AttributionConfig, OverrideValue, Preset};
 use shardscope_core::trace::{load, LoadError, LoadErrorKind, LoadOptions, StdFs};
 
 fn fixtures() -> PathBuf {
@@ -94,15 +94,16 @@ fn run(
     session_id: Option<&str>,
     phases: bool,
 ) -> Result<Value, String> {
+    let preset = Preset::parse(preset);
     let settings = AnalyzeSettings {
-        preset: preset.to_string(),
+        preset: preset.clone().unwrap_or_default(),
         overrides: overrides.to_vec(),
         session_id: session_id.map(str::to_string),
         phases,
     };
     let paths = [path.to_string_lossy().into_owned()];
     let analysis = analyze(&StdFs, &paths, &settings, true, &mut |_| {});
-    if let Some(e) = analysis.first_error() {
+    if let Some(e) = analysis.first_error_with_preset(&preset) {
         return Err(e.to_string());
     }
     let results = analysis.attribution.map_err(|e| e.to_string())?.results;
@@ -226,7 +227,7 @@ fn a_folder_of_per_rank_exports_equals_passing_its_files() {
         .unwrap_or_default();
     files.sort();
     assert_eq!(files.len(), 4);
-    let config = AttributionConfig::resolve("medium", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let config = AttributionConfig::resolve(Preset::Medium, &[]).unwrap_or_else(|e| panic!("{e}"));
     let by_folder = load(
         &StdFs,
         &[dir.to_string_lossy().into_owned()],

@@ -36,8 +36,8 @@ fn window() -> impl Strategy<Value = WindowData> {
             any::<i64>(),
             any::<u64>(),
         )
-            .prop_map(
-                |(rank, gap_min, gap_max, markers, floor, peak, samples)| LaneWindow {
+            .prop_map(|(rank, gap_min, gap_max, markers, floor, peak, samples)| {
+                LaneWindow {
                     rank,
                     gap_min,
                     gap_max,
@@ -45,8 +45,8 @@ fn window() -> impl Strategy<Value = WindowData> {
                     gap_floor_bytes: floor,
                     gap_peak_bytes: peak,
                     window_samples: samples,
-                },
-            );
+                }
+            });
         (
             any::<i64>(),
             any::<i64>(),
@@ -129,7 +129,12 @@ fn row() -> impl Strategy<Value = IntervalRow> {
         any::<f64>(),
         prop::collection::vec(text(), 0..4),
         (any::<u64>(), any::<u64>(), any::<i64>()),
-        (any::<f64>(), any::<i64>(), prop::option::of(any::<f64>()), any::<f64>()),
+        (
+            any::<f64>(),
+            any::<i64>(),
+            prop::option::of(any::<f64>()),
+            any::<f64>(),
+        ),
         phase,
     )
         .prop_map(

@@ -40,7 +40,8 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 }
 
 fn medium(dataset: &Dataset) -> usize {
-    let config = AttributionConfig::resolve("medium", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let config = AttributionConfig::resolve(shardscope_core::attribution::Preset::Medium, &[])
+        .unwrap_or_else(|e| panic!("{e}"));
     attribute(dataset.selected_events(), &config, None).len()
 }
 

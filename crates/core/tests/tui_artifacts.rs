@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use shardscope_core::analysis::{analyze, Analysis, AnalyzeSettings};
+use shardscope_core::attribution::Preset;
 use shardscope_core::trace::session::stable_legacy_session_id;
 use shardscope_core::trace::StdFs;
 
@@ -92,9 +93,9 @@ fn traces_dir() -> String {
         .into_owned()
 }
 
-fn run(case: &Case, preset: &str) -> Analysis {
+fn run(case: &Case, preset: Preset) -> Analysis {
     let settings = AnalyzeSettings {
-        preset: preset.to_string(),
+        preset,
         ..AnalyzeSettings::default()
     };
     analyze(&StdFs, &case.paths, &settings, true, &mut |_| {})
@@ -142,8 +143,9 @@ fn every_tui_artifact_case_matches_stormlog_exactly() {
     let mut checked = 0;
     for case in &cases {
         let expected_dir = root.join("expected");
-        for preset in ["low", "medium", "high"] {
+        for preset in Preset::ALL {
             let analysis = run(case, preset);
+            let preset = preset.as_str();
             let expected = read_json(&expected_dir.join(format!("{}.{preset}.json", case.name)));
             match results_json(&analysis) {
                 Ok(v) if v == expected => {}

@@ -143,7 +143,7 @@ pub fn trace_load(data: &[u8]) {
     for settings in [
         AnalyzeSettings::default(),
         AnalyzeSettings {
-            preset: "high".to_string(),
+            preset: shardscope_core::attribution::Preset::High,
             phases: true,
             ..AnalyzeSettings::default()
         },

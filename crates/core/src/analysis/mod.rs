@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 pub use row::{IntervalRow, PhaseLabel};
 
 use crate::attribution::{
-    attribute, AttributionConfig, AttributionResult, OverrideValue, SettingsError,
+    attribute, AttributionConfig, AttributionResult, OverrideValue, Preset, SettingsError,
 };
 use crate::phases::PhaseReplayIndex;
 use crate::trace::{load, Dataset, LoadError, LoadOptions, LoadProgress, TraceFs};
@@ -24,8 +24,9 @@ use crate::trace::{load, Dataset, LoadError, LoadOptions, LoadProgress, TraceFs}
 /// Everything that decides an attribution run, as on the command line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnalyzeSettings {
-    /// `low`, `medium` or `high` (trimmed, any case, as stormlog reads it).
-    pub preset: String,
+    /// stormlog's preset ([`Preset::parse`] reads the name as stormlog does).
+    #[serde(default)]
+    pub preset: Preset,
     /// stormlog override fields and their values, in the order given (last wins).
     #[serde(default)]
     pub overrides: Vec<(String, OverrideValue)>,
@@ -40,7 +41,7 @@ pub struct AnalyzeSettings {
 impl Default for AnalyzeSettings {
     fn default() -> Self {
         AnalyzeSettings {
-            preset: "medium".to_string(),
+            preset: Preset::Medium,
             overrides: Vec::new(),
             session_id: None,
             phases: false,
@@ -92,6 +93,20 @@ impl Analysis {
             .cloned()
             .map(AnalyzeError::Load)
             .or_else(|| self.attribution.as_ref().err().cloned())
+    }
+
+    /// [`Analysis::first_error`] for a run whose preset was given by name and read
+    /// with [`Preset::parse`] (run with the default when it failed): stormlog reports a
+    /// bad preset after the loading errors and before the overrides'.
+    pub fn first_error_with_preset(
+        &self,
+        preset: &Result<Preset, SettingsError>,
+    ) -> Option<AnalyzeError> {
+        match (self.load_errors.first(), preset) {
+            (Some(e), _) => Some(AnalyzeError::Load(e.clone())),
+            (None, Err(e)) => Some(AnalyzeError::Settings(e.clone())),
+            (None, Ok(_)) => self.first_error(),
+        }
     }
 }
 
@@ -163,7 +178,7 @@ fn attribute_session(
     session: Option<usize>,
     settings: &AnalyzeSettings,
 ) -> Result<Attribution, AnalyzeError> {
-    let config = AttributionConfig::resolve(&settings.preset, &settings.overrides)?;
+    let config = AttributionConfig::resolve(settings.preset, &settings.overrides)?;
     let events = dataset.session_events(session);
     let index = settings
         .phases

@@ -123,10 +123,9 @@ impl AttributionConfig {
 
     /// `resolve_collective_attribution_config(preset, overrides)`.
     pub fn resolve(
-        preset: &str,
+        preset: Preset,
         overrides: &[(String, OverrideValue)],
     ) -> Result<AttributionConfig, SettingsError> {
-        let preset = Preset::parse(preset)?;
         let mut config = AttributionConfig::preset(preset);
         let mut unknown: Vec<&str> = overrides
             .iter()
@@ -536,32 +535,34 @@ mod tests {
         };
         assert_eq!(
             msg(AttributionConfig::resolve(
-                "medium",
+                Preset::Medium,
                 &ovr("unknown_knob", OverrideValue::Int(1))
             )),
             "Unknown collective attribution override fields: unknown_knob"
         );
         assert_eq!(
             msg(AttributionConfig::resolve(
-                "medium",
+                Preset::Medium,
                 &ovr("min_samples_per_rank", OverrideValue::Int(2))
             )),
             "min_samples_per_rank must be >= 3"
         );
         assert!(msg(AttributionConfig::resolve(
-            "medium",
+            Preset::Medium,
             &ovr("min_gap_bytes", OverrideValue::Text("1".into()))
         ))
         .contains("'<' not supported between instances of 'str' and 'int'"));
         assert_eq!(
             msg(AttributionConfig::resolve(
-                "low",
+                Preset::Low,
                 &ovr("min_confidence", OverrideValue::Float(1.5))
             )),
             "min_confidence must be in [0, 1]"
         );
-        let ok =
-            AttributionConfig::resolve("low", &ovr("min_confidence", OverrideValue::Float(0.41)));
+        let ok = AttributionConfig::resolve(
+            Preset::Low,
+            &ovr("min_confidence", OverrideValue::Float(0.41)),
+        );
         assert_eq!(ok.map(|c| c.min_confidence).ok(), Some(0.41));
     }
 

@@ -650,7 +650,7 @@ mod tests {
             &mut |_| {},
         );
         let events = loaded.dataset.selected_events();
-        let Ok(config) = AttributionConfig::resolve("high", &[]) else {
+        let Ok(config) = AttributionConfig::resolve(Preset::High, &[]) else {
             panic!("the high preset resolves");
         };
         let (ranks, markers) = samples_by_rank(&events, events.list.iter());

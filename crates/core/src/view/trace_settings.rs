@@ -48,19 +48,19 @@ pub fn resolve(input: &TraceSettingsInput) -> ResolvedTraceSettings {
     let field_errors = overrides
         .iter()
         .filter_map(|(field, value)| {
-            AttributionConfig::resolve(preset.as_str(), &[(field.clone(), value.clone())])
+            AttributionConfig::resolve(preset, &[(field.clone(), value.clone())])
                 .err()
                 .map(|e| (field.clone(), e))
         })
         .collect();
     let settings = AnalyzeSettings {
-        preset: preset.as_str().to_string(),
+        preset,
         overrides,
         session_id: input.session.clone(),
         phases: input.phases,
     };
     let settings =
-        AttributionConfig::resolve(&settings.preset, &settings.overrides).map(|_| settings);
+        AttributionConfig::resolve(settings.preset, &settings.overrides).map(|_| settings);
     ResolvedTraceSettings {
         settings,
         field_errors,
@@ -91,7 +91,7 @@ mod tests {
         ]));
         assert!(r.field_errors.is_empty());
         let settings = r.settings.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(settings.preset, "high");
+        assert_eq!(settings.preset, Preset::High);
         assert_eq!(
             settings.overrides,
             vec![("min_confidence".to_string(), OverrideValue::Float(0.5))]
@@ -148,6 +148,6 @@ mod tests {
     #[test]
     fn no_preset_is_stormlogs_default() {
         let r = resolve(&TraceSettingsInput::default());
-        assert_eq!(r.settings.map(|s| s.preset).ok().as_deref(), Some("medium"));
+        assert_eq!(r.settings.map(|s| s.preset).ok(), Some(Preset::Medium));
     }
 }
