@@ -6,7 +6,7 @@ use shardscope_core::explorer::{
     batch_sweep, evaluate, explore, explore_csv, explore_json, sensitivity, BatchSweepReport,
     Evaluation, SensitivityReport,
 };
-use shardscope_core::view::explore::{parse_short_key, ExploreRequest, Points};
+use shardscope_core::view::explore::{parse_short_key, ExploreRequest, FieldError, Points};
 
 use crate::clock::now_ms;
 use crate::protocol::{ExploreAnswer, ExportFormat};
@@ -19,10 +19,9 @@ pub struct ExploreJob {
 impl ExploreJob {
     /// Sweep every configuration; the answer carries the frontier as records and every
     /// configuration as packed columns.
-    pub fn run(request: ExploreRequest) -> Result<(ExploreJob, ExploreAnswer), String> {
+    pub fn run(request: ExploreRequest) -> Result<(ExploreJob, ExploreAnswer), FieldError> {
         let started = now_ms();
-        let (report, sweep) = explore(&request.model, &request.machine, &request.sweep, false)
-            .map_err(|e| e.to_string())?;
+        let (report, sweep) = explore(&request.model, &request.machine, &request.sweep, false)?;
         let points = Points::from_sweep(&sweep).to_bytes();
         let answer = ExploreAnswer {
             report,
@@ -33,7 +32,7 @@ impl ExploreJob {
     }
 
     /// The full breakdown of one configuration of the kept sweep (`key`: a short key).
-    pub fn evaluate(&self, key: &str) -> Result<Evaluation, String> {
+    pub fn evaluate(&self, key: &str) -> Result<Evaluation, FieldError> {
         let base = self.request.sweep.base_topology();
         let topo = parse_short_key(key, &base)?;
         evaluate(
@@ -42,26 +41,29 @@ impl ExploreJob {
             &topo,
             self.request.sweep.options,
         )
-        .map_err(|e| e.to_string())
+        .map_err(|e| FieldError::from_explorer(e, "config"))
     }
 
     /// `shardscope sensitivity --baseline <key>` for the kept settings.
-    pub fn sensitivity(&self, key: &str) -> Result<SensitivityReport, String> {
+    pub fn sensitivity(&self, key: &str) -> Result<SensitivityReport, FieldError> {
         let r = &self.request;
         let topo = parse_short_key(key, &r.sweep.base_topology())?;
-        sensitivity(&r.model, &r.machine, &topo, r.sweep.options).map_err(|e| e.to_string())
+        sensitivity(&r.model, &r.machine, &topo, r.sweep.options)
+            .map_err(|e| FieldError::from_explorer(e, "config"))
     }
 
     /// `shardscope explore --batch-sweep …` for `r`'s settings.
-    pub fn batch_sweep(r: &ExploreRequest, batches: &[u32]) -> Result<BatchSweepReport, String> {
-        batch_sweep(&r.model, &r.machine, &r.sweep, batches).map_err(|e| e.to_string())
+    pub fn batch_sweep(
+        r: &ExploreRequest,
+        batches: &[u32],
+    ) -> Result<BatchSweepReport, FieldError> {
+        Ok(batch_sweep(&r.model, &r.machine, &r.sweep, batches)?)
     }
 
     /// `shardscope explore --format json|csv [--all]` for the kept settings.
-    pub fn export(&self, format: ExportFormat, all: bool) -> Result<String, String> {
+    pub fn export(&self, format: ExportFormat, all: bool) -> Result<String, FieldError> {
         let r = &self.request;
-        let (report, _) =
-            explore(&r.model, &r.machine, &r.sweep, all).map_err(|e| e.to_string())?;
+        let (report, _) = explore(&r.model, &r.machine, &r.sweep, all)?;
         Ok(match format {
             ExportFormat::Json => explore_json(&report),
             ExportFormat::Csv => explore_csv(&report),

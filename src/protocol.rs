@@ -22,7 +22,7 @@ use shardscope_core::explorer::{Evaluation, ExploreReport, SensitivityReport};
 use shardscope_core::trace::ranges::RangeTask;
 use shardscope_core::trace::{LoadError, LoadWarning, SessionStatus};
 use shardscope_core::view::charts::BatchPlane;
-use shardscope_core::view::explore::ExploreRequest;
+use shardscope_core::view::explore::{ExploreRequest, FieldError};
 use shardscope_core::view::lod::{RankSummary, WindowQuery};
 pub use shardscope_core::view::trace_status::Stage;
 use wasm_bindgen::{JsCast, JsValue};
@@ -368,6 +368,8 @@ pub enum ResponseBody {
     Exported {
         text: String,
     },
+    /// An explorer request failed: the field at fault and why.
+    ExploreFailed(FieldError),
     /// The request failed (or could not be decoded). `message` says what and where,
     /// in words meant for the user.
     Error {

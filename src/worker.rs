@@ -252,32 +252,32 @@ fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> 
                 EXPLORE.with(|e| *e.borrow_mut() = Some(job));
                 ResponseBody::Explored(Box::new(answer))
             }
-            Err(message) => ResponseBody::Error { message },
+            Err(e) => ResponseBody::ExploreFailed(e),
         },
         RequestBody::Evaluate { key } => EXPLORE.with(|e| match e.borrow().as_ref() {
             Some(job) => match job.evaluate(&key) {
                 Ok(evaluation) => ResponseBody::Evaluated(Box::new(evaluation)),
-                Err(message) => ResponseBody::Error { message },
+                Err(e) => ResponseBody::ExploreFailed(e),
             },
             None => no_sweep(),
         }),
         RequestBody::Sensitivity { key } => EXPLORE.with(|e| match e.borrow().as_ref() {
             Some(job) => match job.sensitivity(&key) {
                 Ok(report) => ResponseBody::Sensitivity(Box::new(report)),
-                Err(message) => ResponseBody::Error { message },
+                Err(e) => ResponseBody::ExploreFailed(e),
             },
             None => no_sweep(),
         }),
         RequestBody::BatchSweep { request, batches } => {
             match ExploreJob::batch_sweep(&request, &batches) {
                 Ok(report) => ResponseBody::BatchSwept(Box::new(BatchPlane::from_report(&report))),
-                Err(message) => ResponseBody::Error { message },
+                Err(e) => ResponseBody::ExploreFailed(e),
             }
         }
         RequestBody::ExportExplore { format, all } => EXPLORE.with(|e| match e.borrow().as_ref() {
             Some(job) => match job.export(format, all) {
                 Ok(text) => ResponseBody::Exported { text },
-                Err(message) => ResponseBody::Error { message },
+                Err(e) => ResponseBody::ExploreFailed(e),
             },
             None => no_sweep(),
         }),

@@ -127,7 +127,9 @@ pub struct Batches(Vec<u32>);
 fn parse_batches(value: &str) -> Result<Batches, String> {
     let mut list = Vec::new();
     for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        list.push(to_u32(parse_count("batch-sweep", part, MAX_BATCH.into())?));
+        list.push(to_u32(
+            parse_count("batch-sweep", part, MAX_BATCH.into()).map_err(|e| e.message)?,
+        ));
     }
     validate_batches(&list).map_err(|e| e.to_string())?;
     Ok(Batches(list))

@@ -94,7 +94,7 @@ pub fn AllConfigs() -> impl IntoView {
         }
         let found = explore.answer.with_untracked(|a| {
             let a = a.as_ref().ok_or("no sweep yet".to_string())?;
-            let i = find_config(&a.points, &a.request.sweep, &text)?;
+            let i = find_config(&a.points, &a.request.sweep, &text).map_err(|e| e.message)?;
             let key = a
                 .points
                 .topology(i, &a.request.sweep)

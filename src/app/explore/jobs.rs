@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use shardscope_core::view::explore::{resolve, Points};
+use shardscope_core::view::explore::{resolve, FieldError, Points};
 
 use super::super::download::save_text;
 use super::super::state::{AppState, Explored, Phase};
@@ -99,7 +99,8 @@ pub fn run_sweep(state: AppState, workers: WorkersHandle) {
                         });
                     });
                 }
-                ResponseBody::Error { message } => {
+                ResponseBody::Error { message }
+                | ResponseBody::ExploreFailed(FieldError { message, .. }) => {
                     explore.problem.set(Some(message));
                     explore.phase.set(Phase::Error);
                 }
@@ -166,7 +167,8 @@ pub fn run_batch(state: AppState, workers: WorkersHandle) {
                         }
                     });
                 }
-                ResponseBody::Error { message } => {
+                ResponseBody::Error { message }
+                | ResponseBody::ExploreFailed(FieldError { message, .. }) => {
                     explore.batch_running.set(false);
                     explore.problem.set(Some(message));
                 }
@@ -202,7 +204,8 @@ pub fn evaluate(state: AppState, workers: WorkersHandle, key: String) {
                     }
                 });
             }
-            ResponseBody::Error { message } => {
+            ResponseBody::Error { message }
+            | ResponseBody::ExploreFailed(FieldError { message, .. }) => {
                 explore.evaluation.set(None);
                 explore.problem.set(Some(message));
             }
@@ -291,7 +294,10 @@ pub fn export(state: AppState, workers: WorkersHandle, format: ExportFormat) {
                         .set(Some(format!("The download failed: {e}")));
                 }
             }
-            ResponseBody::Error { message } => explore.problem.set(Some(message)),
+            ResponseBody::Error { message }
+            | ResponseBody::ExploreFailed(FieldError { message, .. }) => {
+                explore.problem.set(Some(message))
+            }
             _ => {}
         },
     );

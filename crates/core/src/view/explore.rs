@@ -58,11 +58,46 @@ impl Default for ExploreSettings {
     }
 }
 
-/// A problem with one input: which (`s_kv`, `batch`, …, as the CLI's field names) and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A problem with one input: which (`s_kv`, `batch`, `model.layers`, `config`, as the
+/// CLI's field names) and why. What the explorer's checks, parsers and jobs return, and
+/// what the worker sends the page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
 pub struct FieldError {
     pub field: String,
     pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+        FieldError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    /// An explorer error about `whole` (`model`, `machine`, `config`): the field it
+    /// names when that is a part of `whole` (`model.layers`) or a setting of its own.
+    pub fn from_explorer(e: ExplorerError, whole: &str) -> FieldError {
+        let field = match &e {
+            ExplorerError::Invalid { field, .. } if field.contains('.') => field.clone(),
+            _ => whole.to_string(),
+        };
+        FieldError::new(field, e.to_string())
+    }
+}
+
+impl From<ExplorerError> for FieldError {
+    /// The field the error names, else `settings`.
+    fn from(e: ExplorerError) -> FieldError {
+        let field = e.field().unwrap_or("settings").to_string();
+        FieldError::new(field, e.to_string())
+    }
+}
+
+/// The field name of a CLI flag: `s-kv` → `s_kv`.
+fn flag_field(flag: &str) -> String {
+    flag.replace('-', "_")
 }
 
 /// What the worker runs: resolved inputs of one sweep.
@@ -74,66 +109,52 @@ pub struct ExploreRequest {
 }
 
 /// A positive integer as the CLI reads `--<flag>`, with its message.
-pub fn parse_count(flag: &str, text: &str, max: u64) -> Result<u64, String> {
+pub fn parse_count(flag: &str, text: &str, max: u64) -> Result<u64, FieldError> {
+    let fail = |message: String| FieldError::new(flag_field(flag), message);
     let n: u64 = text
         .trim()
         .parse()
-        .map_err(|_| format!("--{flag} `{text}` is not a positive integer"))?;
+        .map_err(|_| fail(format!("--{flag} `{text}` is not a positive integer")))?;
     if n == 0 || n > max {
-        return Err(format!("--{flag} ({n}) must be between 1 and {max}"));
+        return Err(fail(format!("--{flag} ({n}) must be between 1 and {max}")));
     }
     Ok(n)
 }
 
 /// A positive number of milliseconds as the CLI reads `--<flag>`, with its message.
-pub fn parse_ms(flag: &str, text: &str) -> Result<f64, String> {
+pub fn parse_ms(flag: &str, text: &str) -> Result<f64, FieldError> {
+    let fail = |message: String| FieldError::new(flag_field(flag), message);
     let x: f64 = text
         .trim()
         .parse()
-        .map_err(|_| format!("--{flag} `{text}` is not a number"))?;
+        .map_err(|_| fail(format!("--{flag} `{text}` is not a number")))?;
     if !(x.is_finite() && x > 0.0) {
-        return Err(format!(
+        return Err(fail(format!(
             "--{flag} ({text}) must be a positive number of milliseconds"
-        ));
+        )));
     }
     Ok(x)
-}
-
-fn core_message(e: ExplorerError) -> String {
-    match e {
-        ExplorerError::Invalid { message, .. } => message,
-        other => other.to_string(),
-    }
 }
 
 /// Check every input; all problems at once, each naming its field.
 pub fn resolve(s: &ExploreSettings) -> Result<ExploreRequest, Vec<FieldError>> {
     let mut errors = Vec::new();
-    let mut fail = |field: &str, message: String| {
-        errors.push(FieldError {
-            field: field.to_string(),
-            message,
-        })
-    };
+    let mut fail = |e: FieldError| errors.push(e);
     // A problem inside a custom model or machine names its field (`model.layers`).
-    let field_of = |e: &ExplorerError, whole: &str| match e {
-        ExplorerError::Invalid { field, .. } if field.contains('.') => field.clone(),
-        _ => whole.to_string(),
-    };
-    let model = resolve_model(s).map_err(|e| fail(&field_of(&e, "model"), core_message(e)));
-    let machine = resolve_machine(s).map_err(|e| fail(&field_of(&e, "machine"), core_message(e)));
-    let s_kv = parse_count("s-kv", &s.s_kv, MAX_S_KV).map_err(|m| fail("s_kv", m));
-    let batch = parse_count("batch", &s.batch, u64::from(MAX_BATCH)).map_err(|m| fail("batch", m));
-    let ep = parse_count("ep", &s.ep, u64::from(MAX_DEGREE)).map_err(|m| fail("ep", m));
-    let optional_ms = |flag: &str, text: &str| -> Result<Option<f64>, String> {
+    let model = resolve_model(s).map_err(|e| fail(FieldError::from_explorer(e, "model")));
+    let machine = resolve_machine(s).map_err(|e| fail(FieldError::from_explorer(e, "machine")));
+    let s_kv = parse_count("s-kv", &s.s_kv, MAX_S_KV).map_err(&mut fail);
+    let batch = parse_count("batch", &s.batch, u64::from(MAX_BATCH)).map_err(&mut fail);
+    let ep = parse_count("ep", &s.ep, u64::from(MAX_DEGREE)).map_err(&mut fail);
+    let optional_ms = |flag: &str, text: &str| -> Result<Option<f64>, FieldError> {
         if text.trim().is_empty() {
             Ok(None)
         } else {
             parse_ms(flag, text).map(Some)
         }
     };
-    let ttft = optional_ms("sla-ttft-ms", &s.sla_ttft_ms).map_err(|m| fail("sla_ttft_ms", m));
-    let tpot = optional_ms("sla-tpot-ms", &s.sla_tpot_ms).map_err(|m| fail("sla_tpot_ms", m));
+    let ttft = optional_ms("sla-ttft-ms", &s.sla_ttft_ms).map_err(&mut fail);
+    let tpot = optional_ms("sla-tpot-ms", &s.sla_tpot_ms).map_err(&mut fail);
     let (Ok(model), Ok(machine), Ok(s_kv), Ok(batch), Ok(ep), Ok(ttft_max_ms), Ok(tpot_max_ms)) =
         (model, machine, s_kv, batch, ep, ttft, tpot)
     else {
@@ -157,14 +178,7 @@ pub fn resolve(s: &ExploreSettings) -> Result<ExploreRequest, Vec<FieldError>> {
         sla: (!sla.is_empty()).then_some(sla),
     };
     if let Err(e) = sweep.validate() {
-        let field = match &e {
-            ExplorerError::Invalid { field, .. } => field.to_string(),
-            _ => "settings".to_string(),
-        };
-        return Err(vec![FieldError {
-            field,
-            message: core_message(e),
-        }]);
+        return Err(vec![e.into()]);
     }
     Ok(ExploreRequest {
         model,
@@ -239,18 +253,19 @@ pub fn knobs_text(t: &TopologyConfig) -> String {
 }
 
 /// Read a [`short_key`] onto `base` (which supplies ep, batch, s_kv, mode).
-pub fn parse_short_key(text: &str, base: &TopologyConfig) -> Result<TopologyConfig, String> {
+pub fn parse_short_key(text: &str, base: &TopologyConfig) -> Result<TopologyConfig, FieldError> {
+    let fail = |message: String| FieldError::new("config", message);
     let parts: Vec<&str> = text.trim().split('.').collect();
     let [cp, tp, pp, dp, kv, ffn, tpp, cpp, ring] = parts.as_slice() else {
-        return Err(format!(
+        return Err(fail(format!(
             "`{text}` is not cpN.tpN.ppN.dpN.kv.ffn.tpp.cpp.ring"
-        ));
+        )));
     };
-    let degree = |part: &str, prefix: &str| -> Result<String, String> {
+    let degree = |part: &str, prefix: &str| -> Result<String, FieldError> {
         part.strip_prefix(prefix)
             .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
             .map(str::to_string)
-            .ok_or_else(|| format!("`{part}` is not {prefix}N"))
+            .ok_or_else(|| fail(format!("`{part}` is not {prefix}N")))
     };
     let spec = format!(
         "cp={},tp={},pp={},dp={},kv={kv},ffn={ffn},tpp={tpp},cpp={cpp},ring={ring}",
@@ -259,7 +274,8 @@ pub fn parse_short_key(text: &str, base: &TopologyConfig) -> Result<TopologyConf
         degree(pp, "pp")?,
         degree(dp, "dp")?
     );
-    base.with_baseline(&spec).map_err(core_message)
+    base.with_baseline(&spec)
+        .map_err(|e| FieldError::from_explorer(e, "config"))
 }
 
 /// Every configuration of a sweep, in enumeration order, as columns.
@@ -668,12 +684,12 @@ pub fn all_rows_html(
 
 /// The configuration a search names: the CLI's baseline syntax (`cp=2,tp=4,…`, keys
 /// not given keep the defaults) or a short key (`cp2.tp4.pp1.dp1.split.TP.pe.pe.kv`).
-pub fn find_config(points: &Points, req: &SweepRequest, text: &str) -> Result<usize, String> {
+pub fn find_config(points: &Points, req: &SweepRequest, text: &str) -> Result<usize, FieldError> {
     let base = req.base_topology();
     let topo = if text.contains('=') {
         base.with_baseline(DEFAULT_BASELINE)
             .and_then(|t| t.with_baseline(text))
-            .map_err(core_message)?
+            .map_err(|e| FieldError::from_explorer(e, "config"))?
     } else {
         parse_short_key(text, &base)?
     };
@@ -684,9 +700,12 @@ pub fn find_config(points: &Points, req: &SweepRequest, text: &str) -> Result<us
                 .is_some_and(|t| same_knobs(&t, &topo))
         })
         .ok_or_else(|| {
-            format!(
-                "`{}` is not among the enumerated configurations",
-                text.trim()
+            FieldError::new(
+                "config",
+                format!(
+                    "`{}` is not among the enumerated configurations",
+                    text.trim()
+                ),
             )
         })
 }
@@ -1017,5 +1036,36 @@ mod tests {
             .collect();
         assert!(l.windows(2).all(|w| w[1] > w[0]), "{l:?}");
         assert_eq!(efficiency_color(f64::NAN), efficiency_color(0.0));
+    }
+
+    #[test]
+    fn parse_errors_name_their_field_with_the_clis_words() {
+        assert_eq!(
+            parse_count("s-kv", "0", 8),
+            Err(FieldError::new("s_kv", "--s-kv (0) must be between 1 and 8"))
+        );
+        assert_eq!(
+            parse_ms("sla-ttft-ms", "x"),
+            Err(FieldError::new("sla_ttft_ms", "--sla-ttft-ms `x` is not a number"))
+        );
+        let req = resolve(&ExploreSettings::default()).unwrap();
+        let base = req.sweep.base_topology();
+        let bad = parse_short_key("cp2.tp4", &base).unwrap_err();
+        assert_eq!(bad.field, "config");
+        assert_eq!(bad.message, "`cp2.tp4` is not cpN.tpN.ppN.dpN.kv.ffn.tpp.cpp.ring");
+        assert_eq!(
+            parse_short_key("cpx.tp4.pp1.dp2.split.TP.pe.pe.kv", &base)
+                .unwrap_err()
+                .message,
+            "`cpx` is not cpN"
+        );
+        let sweep = crate::explorer::SweepRequest::default();
+        let e: FieldError = sweep
+            .validate()
+            .err()
+            .map(FieldError::from)
+            .unwrap_or_else(|| FieldError::new("s_kv", "--s-kv must be positive"));
+        assert!(!e.field.is_empty() && !e.message.is_empty());
+        assert_eq!(e.to_string(), e.message, "Display is the message alone");
     }
 }
