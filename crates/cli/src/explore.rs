@@ -343,17 +343,30 @@ fn config_cells(c: &ConfigScore) -> Vec<String> {
     ]
 }
 
-#[allow(clippy::too_many_arguments)]
-fn headline(
-    model: &str,
-    machine: &str,
+/// What a report's first line names: the settings it was made with.
+struct Headline<'r> {
+    model: &'r str,
+    machine: &'r str,
     mode: Mode,
     s_kv: u64,
+    /// `None` for the batch sweep, whose rows each have their own.
     batch: Option<u32>,
     ep: u32,
     scope: Scope,
     efficiency: EfficiencyMode,
-) -> String {
+}
+
+fn headline(h: Headline<'_>) -> String {
+    let Headline {
+        model,
+        machine,
+        mode,
+        s_kv,
+        batch,
+        ep,
+        scope,
+        efficiency,
+    } = h;
     let batch = batch.map(|b| format!(" · batch {b}")).unwrap_or_default();
     format!(
         "{model} on {machine} · {mode} · s_kv {s_kv}{batch} · ep {ep} · scope {scope} · efficiency {efficiency}\n"
@@ -378,16 +391,16 @@ fn sla_line(sla: &Option<Sla>, s_kv: u64) -> String {
 }
 
 fn explore_table(r: &ExploreReport) -> String {
-    let mut out = headline(
-        &r.model,
-        &r.machine,
-        r.mode,
-        r.s_kv,
-        Some(r.batch),
-        r.ep,
-        r.scope,
-        r.efficiency,
-    );
+    let mut out = headline(Headline {
+        model: &r.model,
+        machine: &r.machine,
+        mode: r.mode,
+        s_kv: r.s_kv,
+        batch: Some(r.batch),
+        ep: r.ep,
+        scope: r.scope,
+        efficiency: r.efficiency,
+    });
     out.push_str(&sla_line(&r.sla, r.s_kv));
     let _ = write!(
         out,
@@ -446,16 +459,16 @@ fn short_config(c: &ConfigScore) -> String {
 }
 
 fn batch_table(r: &BatchSweepReport) -> String {
-    let mut out = headline(
-        &r.model,
-        &r.machine,
-        r.mode,
-        r.s_kv,
-        None,
-        r.ep,
-        r.scope,
-        r.efficiency,
-    );
+    let mut out = headline(Headline {
+        model: &r.model,
+        machine: &r.machine,
+        mode: r.mode,
+        s_kv: r.s_kv,
+        batch: None,
+        ep: r.ep,
+        scope: r.scope,
+        efficiency: r.efficiency,
+    });
     out.push_str(&sla_line(&r.sla, r.s_kv));
     out.push_str("system throughput = tokens/s across the deployment (dp·B per step); per PE = that / PEs\n\n");
     let headers = [
@@ -555,16 +568,16 @@ fn batch_csv(r: &BatchSweepReport) -> String {
 }
 
 fn sensitivity_table(r: &SensitivityReport) -> String {
-    let mut out = headline(
-        &r.model,
-        &r.machine,
-        r.mode,
-        r.s_kv,
-        Some(r.batch),
-        r.ep,
-        r.scope,
-        r.efficiency,
-    );
+    let mut out = headline(Headline {
+        model: &r.model,
+        machine: &r.machine,
+        mode: r.mode,
+        s_kv: r.s_kv,
+        batch: Some(r.batch),
+        ep: r.ep,
+        scope: r.scope,
+        efficiency: r.efficiency,
+    });
     let b = &r.baseline;
     let _ = writeln!(
         out,

@@ -100,20 +100,29 @@ pub const MODEL_PRESETS: &[&str] = &[
 /// Largest accepted dimension or count in a custom model.
 pub const MAX_MODEL_DIM: u64 = 1 << 32;
 
-#[allow(clippy::too_many_arguments)]
-fn dense(
-    name: &str,
+/// The dimensions that set a dense preset apart (the rest are [`dense`]'s defaults).
+struct DenseShape {
     layers: u64,
-    d: u64,
+    d_model: u64,
     h_q: u64,
     h_kv: u64,
     d_ff: u64,
     vocab: u64,
-) -> ModelConfig {
+}
+
+fn dense(name: &str, shape: DenseShape) -> ModelConfig {
+    let DenseShape {
+        layers,
+        d_model,
+        h_q,
+        h_kv,
+        d_ff,
+        vocab,
+    } = shape;
     ModelConfig {
         name: name.to_string(),
         layers,
-        d_model: d,
+        d_model,
         h_q,
         h_kv,
         d_head: 128,
@@ -137,15 +146,65 @@ impl ModelConfig {
     pub fn preset(name: &str) -> Result<ModelConfig, ExplorerError> {
         let n = name.trim().to_ascii_lowercase();
         let m = match n.as_str() {
-            "llama3.1-8b" => dense("llama3.1-8b", 32, 4096, 32, 8, 14336, 128256),
-            "llama3.1-70b" => dense("llama3.1-70b", 80, 8192, 64, 8, 28672, 128256),
-            "llama3.1-405b" => dense("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256),
-            "qwen2.5-72b" => dense("qwen2.5-72b", 80, 8192, 64, 8, 29568, 152064),
+            "llama3.1-8b" => dense(
+                "llama3.1-8b",
+                DenseShape {
+                    layers: 32,
+                    d_model: 4096,
+                    h_q: 32,
+                    h_kv: 8,
+                    d_ff: 14336,
+                    vocab: 128256,
+                },
+            ),
+            "llama3.1-70b" => dense(
+                "llama3.1-70b",
+                DenseShape {
+                    layers: 80,
+                    d_model: 8192,
+                    h_q: 64,
+                    h_kv: 8,
+                    d_ff: 28672,
+                    vocab: 128256,
+                },
+            ),
+            "llama3.1-405b" => dense(
+                "llama3.1-405b",
+                DenseShape {
+                    layers: 126,
+                    d_model: 16384,
+                    h_q: 128,
+                    h_kv: 8,
+                    d_ff: 53248,
+                    vocab: 128256,
+                },
+            ),
+            "qwen2.5-72b" => dense(
+                "qwen2.5-72b",
+                DenseShape {
+                    layers: 80,
+                    d_model: 8192,
+                    h_q: 64,
+                    h_kv: 8,
+                    d_ff: 29568,
+                    vocab: 152064,
+                },
+            ),
             "mixtral-8x7b" => ModelConfig {
                 n_experts: 8,
                 top_k: 2,
                 d_ff_expert: 14336,
-                ..dense("mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000)
+                ..dense(
+                    "mixtral-8x7b",
+                    DenseShape {
+                        layers: 32,
+                        d_model: 4096,
+                        h_q: 32,
+                        h_kv: 8,
+                        d_ff: 14336,
+                        vocab: 32000,
+                    },
+                )
             },
             "deepseek-v3" => ModelConfig {
                 n_experts: 256,
@@ -161,7 +220,17 @@ impl ModelConfig {
                     d_vh: 128,
                 }),
                 b_w: 1.0,
-                ..dense("deepseek-v3", 61, 7168, 128, 128, 18432, 129280)
+                ..dense(
+                    "deepseek-v3",
+                    DenseShape {
+                        layers: 61,
+                        d_model: 7168,
+                        h_q: 128,
+                        h_kv: 128,
+                        d_ff: 18432,
+                        vocab: 129280,
+                    },
+                )
             },
             _ => {
                 return Err(ExplorerError::UnknownPreset {

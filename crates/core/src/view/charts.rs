@@ -75,8 +75,7 @@ pub fn sensitivity_scene(report: &SensitivityReport, width: f64, height: f64, sc
             "no latency to show",
             font,
             palette::MUTED,
-            HAlign::Center,
-            VAlign::Middle,
+            (HAlign::Center, VAlign::Middle),
         );
         return scene;
     }
@@ -98,8 +97,7 @@ pub fn sensitivity_scene(report: &SensitivityReport, width: f64, height: f64, sc
             format_duration(t.round() as i64),
             font,
             palette::MUTED,
-            HAlign::Right,
-            VAlign::Middle,
+            (HAlign::Right, VAlign::Middle),
         );
     }
     for (k, row) in report.rows.iter().enumerate() {
@@ -112,8 +110,7 @@ pub fn sensitivity_scene(report: &SensitivityReport, width: f64, height: f64, sc
             row.knob.as_str().to_ascii_uppercase(),
             font,
             palette::INK,
-            HAlign::Center,
-            VAlign::Top,
+            (HAlign::Center, VAlign::Top),
         );
         let m = row.values.len().max(1) as f64;
         let x_of = |i: usize| x0 + (x1 - x0) * (i as f64 + 0.5) / m;
@@ -135,8 +132,7 @@ pub fn sensitivity_scene(report: &SensitivityReport, width: f64, height: f64, sc
                     } else {
                         palette::MUTED
                     },
-                    HAlign::Center,
-                    VAlign::Top,
+                    (HAlign::Center, VAlign::Top),
                 );
             }
             if !(l.is_finite() && l > 0.0) {
@@ -348,8 +344,7 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
             "no configuration fits at these batch sizes",
             font,
             palette::MUTED,
-            HAlign::Center,
-            VAlign::Middle,
+            (HAlign::Center, VAlign::Middle),
         );
         return scene;
     };
@@ -371,8 +366,7 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
             rate_label(t),
             font,
             palette::MUTED,
-            HAlign::Center,
-            VAlign::Top,
+            (HAlign::Center, VAlign::Top),
         );
     }
     for t in log_ticks(yl, yh, y1 - y0) {
@@ -384,8 +378,7 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
             rate_label(t),
             font,
             palette::MUTED,
-            HAlign::Right,
-            VAlign::Middle,
+            (HAlign::Right, VAlign::Middle),
         );
     }
     scene.outline(x0 * s, y0 * s, x1 * s, y1 * s, palette::MUTED, s);
@@ -395,8 +388,7 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
         "tokens/s per user (log)",
         font,
         palette::INK,
-        HAlign::Center,
-        VAlign::Bottom,
+        (HAlign::Center, VAlign::Bottom),
     );
     scene.text(
         4.0 * s,
@@ -404,8 +396,7 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
         "tokens/s per PE",
         font,
         palette::INK,
-        HAlign::Left,
-        VAlign::Top,
+        (HAlign::Left, VAlign::Top),
     );
     if let Some((label, need)) = &plane.guide {
         let x = log_pos(*need, xl, xh, x0, x1);
@@ -420,8 +411,7 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
             label.clone(),
             font,
             palette::VERMILLION,
-            HAlign::Left,
-            VAlign::Top,
+            (HAlign::Left, VAlign::Top),
         );
     }
     let n = plane.series.len().max(2) as f64 - 1.0;
@@ -452,8 +442,7 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
                 format!("B = {}", r.batch),
                 font,
                 palette::INK,
-                HAlign::Left,
-                VAlign::Middle,
+                (HAlign::Left, VAlign::Middle),
             );
         }
     }

@@ -1042,17 +1042,26 @@ mod tests {
     fn parse_errors_name_their_field_with_the_clis_words() {
         assert_eq!(
             parse_count("s-kv", "0", 8),
-            Err(FieldError::new("s_kv", "--s-kv (0) must be between 1 and 8"))
+            Err(FieldError::new(
+                "s_kv",
+                "--s-kv (0) must be between 1 and 8"
+            ))
         );
         assert_eq!(
             parse_ms("sla-ttft-ms", "x"),
-            Err(FieldError::new("sla_ttft_ms", "--sla-ttft-ms `x` is not a number"))
+            Err(FieldError::new(
+                "sla_ttft_ms",
+                "--sla-ttft-ms `x` is not a number"
+            ))
         );
         let req = resolve(&ExploreSettings::default()).unwrap();
         let base = req.sweep.base_topology();
         let bad = parse_short_key("cp2.tp4", &base).unwrap_err();
         assert_eq!(bad.field, "config");
-        assert_eq!(bad.message, "`cp2.tp4` is not cpN.tpN.ppN.dpN.kv.ffn.tpp.cpp.ring");
+        assert_eq!(
+            bad.message,
+            "`cp2.tp4` is not cpN.tpN.ppN.dpN.kv.ffn.tpp.cpp.ring"
+        );
         assert_eq!(
             parse_short_key("cpx.tp4.pp1.dp2.split.TP.pe.pe.kv", &base)
                 .unwrap_err()

@@ -206,8 +206,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
                 pes_label(pes.round() as u64),
                 font,
                 palette::MUTED,
-                HAlign::Center,
-                VAlign::Top,
+                (HAlign::Center, VAlign::Top),
             );
         }
         pes *= 2.0;
@@ -222,8 +221,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
             format_duration(t.round() as i64),
             font,
             palette::MUTED,
-            HAlign::Right,
-            VAlign::Middle,
+            (HAlign::Right, VAlign::Middle),
         );
     }
     scene.outline(x0 * s, y0 * s, x1 * s, y1 * s, palette::MUTED, s);
@@ -233,8 +231,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         "PEs used (log₂)",
         font,
         palette::INK,
-        HAlign::Center,
-        VAlign::Bottom,
+        (HAlign::Center, VAlign::Bottom),
     );
     scene.text(
         4.0 * s,
@@ -242,8 +239,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         "latency (log)",
         font,
         palette::INK,
-        HAlign::Left,
-        VAlign::Top,
+        (HAlign::Left, VAlign::Top),
     );
 
     let points = spec.points;
@@ -365,8 +361,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
                 format!("{}", n + 1),
                 font,
                 palette::VERMILLION,
-                HAlign::Left,
-                VAlign::Bottom,
+                (HAlign::Left, VAlign::Bottom),
             );
         }
     }
@@ -404,8 +399,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
                     label,
                     font,
                     palette::MUTED,
-                    HAlign::Left,
-                    VAlign::Middle,
+                    (HAlign::Left, VAlign::Middle),
                 );
             }
         }
@@ -419,8 +413,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
                     label,
                     font,
                     palette::INK,
-                    HAlign::Left,
-                    VAlign::Middle,
+                    (HAlign::Left, VAlign::Middle),
                 );
             }
         }
@@ -431,8 +424,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         spec.color_by.name(),
         font,
         palette::MUTED,
-        HAlign::Left,
-        VAlign::Top,
+        (HAlign::Left, VAlign::Top),
     );
     scene
 }

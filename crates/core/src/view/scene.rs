@@ -195,7 +195,7 @@ impl Scene {
         });
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// A text whose `anchor` (which of its sides or middles) sits at `(x, y)`.
     pub fn text(
         &mut self,
         x: f64,
@@ -203,8 +203,7 @@ impl Scene {
         text: impl Into<String>,
         size: f64,
         color: Rgba,
-        h: HAlign,
-        v: VAlign,
+        (h, v): (HAlign, VAlign),
     ) {
         self.shapes.push(Shape::Text {
             x: x.round() as i32,

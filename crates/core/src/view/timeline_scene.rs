@@ -203,8 +203,7 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
                     font
                 },
                 palette::INK,
-                HAlign::Right,
-                VAlign::Middle,
+                (HAlign::Right, VAlign::Middle),
             );
         }
     }
@@ -227,8 +226,7 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
             t.label.clone(),
             small,
             palette::MUTED,
-            HAlign::Center,
-            VAlign::Bottom,
+            (HAlign::Center, VAlign::Bottom),
         );
     }
     scene.rect(
@@ -364,8 +362,7 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
                     format_bytes(lane.gap_peak_bytes),
                     small,
                     palette::MUTED,
-                    HAlign::Left,
-                    VAlign::Top,
+                    (HAlign::Left, VAlign::Top),
                 );
             }
         }
@@ -410,8 +407,7 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
             "No rank matches the rank filter.",
             font,
             palette::MUTED,
-            HAlign::Center,
-            VAlign::Middle,
+            (HAlign::Center, VAlign::Middle),
         );
     }
     scene
@@ -518,8 +514,7 @@ pub fn overview_scene(
         "whole trace",
         9.5 * s,
         palette::MUTED,
-        HAlign::Right,
-        VAlign::Middle,
+        (HAlign::Right, VAlign::Middle),
     );
     scene
 }
