@@ -70,8 +70,7 @@ pub fn warm_up_text() {
             "rank 0 · 1.5 GiB",
             size,
             shardscope_core::view::scene::palette::INK,
-            HAlign::Left,
-            VAlign::Top,
+            (HAlign::Left, VAlign::Top),
         );
     }
     if let Err(e) = paint(&canvas, &scene) {
