@@ -6,7 +6,9 @@ use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::attribution::Classification;
 use shardscope_core::view::format::format_bytes;
-use shardscope_core::view::table::{rows_html, table_order, SortKey, TableQuery};
+use shardscope_core::view::table::{
+    count_caption, rows_html, step_selection, table_order, SortKey, TableQuery,
+};
 use shardscope_core::view::timeline_scene::class_color;
 use wasm_bindgen::JsCast;
 
@@ -40,12 +42,10 @@ fn scroll_row_into_view(row: &web_sys::Element) {
     }
 }
 
+/// The results card: the count and the classification filters above the table.
 #[component]
 pub fn ResultsTable() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let trace = state.trace;
-    let table_ref = NodeRef::<html::Table>::new();
-
+    let trace = expect_context::<AppState>().trace;
     let ranks = Memo::new(move |_| trace.visible_ranks());
     let order = Memo::new(move |_| {
         let (sort, ascending) = trace.sort.get();
@@ -68,6 +68,77 @@ pub fn ResultsTable() -> impl IntoView {
             })
             .unwrap_or_default()
     });
+    let total = Signal::derive(move || {
+        trace
+            .report
+            .with(|r| r.as_ref().map_or(0, |r| r.rows.len()))
+    });
+    view! {
+        <section class="results card" aria-labelledby="results-title">
+            <div class="results-head">
+                <h3 id="results-title">
+                    <span data-testid="attribution-count">{move || order.with(Vec::len)}</span>
+                    {move || count_caption(order.with(Vec::len), total.get())}
+                </h3>
+                <fieldset class="chips">
+                    <legend class="visually-hidden">"Show classifications"</legend>
+                    {Classification::ALL
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &class)| view! { <ClassFilter index=i class=class /> })
+                        .collect_view()}
+                </fieldset>
+            </div>
+            <Show
+                when=move || { total.get() > 0 }
+                fallback=|| view! {
+                    <p class="hint">
+                        "No memory spike in this trace is attributed to collective communication with these settings. "
+                        "Try the high preset, or lower min_gap_bytes or min_confidence."
+                    </p>
+                }
+            >
+                <IntervalTable order=order />
+            </Show>
+        </section>
+    }
+}
+
+/// One classification's show/hide chip, with its count.
+#[component]
+fn ClassFilter(index: usize, class: Classification) -> impl IntoView {
+    let trace = expect_context::<AppState>().trace;
+    let count = move || {
+        trace.report.with(|r| {
+            r.as_ref().map_or(0, |r| {
+                r.rows.iter().filter(|x| x.classification == class).count()
+            })
+        })
+    };
+    view! {
+        <label class="chip" style=("--chip", class_color(class).css())>
+            <input
+                type="checkbox"
+                data-testid=format!("class-filter-{}", class.short())
+                prop:checked=move || trace.shown_classes.get()[index]
+                on:change=move |ev| {
+                    let on = event_target_checked(&ev);
+                    trace.shown_classes.update(|s| s[index] = on);
+                }
+            />
+            <span class="swatch" aria-hidden="true"></span>
+            {class.short()}
+            <span class="count">{count}</span>
+        </label>
+    }
+}
+
+/// The table of the rows in `order` (indices into the report's rows): filled in chunks,
+/// the selection kept in step with the timeline's, arrow keys to move it.
+#[component]
+fn IntervalTable(order: Memo<Vec<usize>>) -> impl IntoView {
+    let trace = expect_context::<AppState>().trace;
+    let table_ref = NodeRef::<html::Table>::new();
     let selected_index = Memo::new(move |_| {
         let (rank, start) = trace.selected.get()?;
         trace.report.with(|r| {
@@ -77,12 +148,81 @@ pub fn ResultsTable() -> impl IntoView {
                 .position(|x| x.rank == rank && x.interval_start_ns == start)
         })
     });
-    let total = move || {
-        trace
-            .report
-            .with(|r| r.as_ref().map_or(0, |r| r.rows.len()))
-    };
     let with_phases = move || trace.report.with(|r| r.as_ref().is_some_and(|r| r.phases));
+    fill_in_chunks(table_ref, order, selected_index);
+    show_selection(table_ref, order, selected_index);
+
+    let select = move |index: Option<usize>| {
+        trace.selected.set(index.and_then(|i| {
+            trace.report.with_untracked(|r| {
+                r.as_ref()?
+                    .rows
+                    .get(i)
+                    .map(|x| (x.rank, x.interval_start_ns))
+            })
+        }));
+    };
+    let on_click = move |ev: MouseEvent| select(row_index(ev.target()));
+    let on_key = move |ev: KeyboardEvent| {
+        let next = order.with_untracked(|order| {
+            step_selection(order, selected_index.get_untracked(), &ev.key())
+        });
+        if next.is_some() {
+            ev.prevent_default();
+            select(next);
+        }
+    };
+
+    let header = move |key: SortKey, label: &'static str, numeric: bool| {
+        sort_header(trace.sort, key, label, numeric, Some(key.as_str()), |k| {
+            !matches!(
+                k,
+                SortKey::Confidence | SortKey::PeakGap | SortKey::Duration
+            )
+        })
+    };
+
+    view! {
+                <div class="table-scroll">
+                    <table
+                        class="results-table"
+                        class:with-phases=with_phases
+                        role="table"
+                        node_ref=table_ref
+                        tabindex="0"
+                        aria-label="Attributed intervals: arrow keys move the selection"
+                        on:click=on_click
+                        on:keydown=on_key
+                    >
+                        <thead role="rowgroup">
+                            <tr role="row">
+                                {header(SortKey::Rank, "Rank", true)}
+                                {header(SortKey::Start, "Start", true)}
+                                {header(SortKey::Duration, "Duration", true)}
+                                <th scope="col">"Class"</th>
+                                {header(SortKey::Confidence, "Confidence", true)}
+                                {header(SortKey::PeakGap, "Peak gap", true)}
+                                <th scope="col" class="num">"In sync"</th>
+                                <th scope="col" class="num">"Markers"</th>
+                                <Show when=with_phases>
+                                    <th scope="col">"Phase"</th>
+                                </Show>
+                                <th scope="col">"Reasons"</th>
+                            </tr>
+                        </thead>
+                    </table>
+                </div>
+    }
+}
+
+/// Fill the table with the rows of `order`, in chunks, whenever the order or the report
+/// changes.
+fn fill_in_chunks(
+    table_ref: NodeRef<html::Table>,
+    order: Memo<Vec<usize>>,
+    selected_index: Memo<Option<usize>>,
+) {
+    let trace = expect_context::<AppState>().trace;
     // Rows go into the table in chunks, each its own `<tbody>`, one per frame after the
     // first, so that thousands of intervals never block the page for long (every row
     // still ends up in the DOM). Chunks out of view skip layout and paint
@@ -145,8 +285,14 @@ pub fn ResultsTable() -> impl IntoView {
     });
     // Kept as long as the table (a dropped render effect stops).
     StoredValue::new_local(fill);
+}
 
-    // Selection changes restyle two rows in place (no re-render) and scroll to the row.
+/// Selection changes restyle two rows in place (no re-render) and scroll to the row.
+fn show_selection(
+    table_ref: NodeRef<html::Table>,
+    order: Memo<Vec<usize>>,
+    selected_index: Memo<Option<usize>>,
+) {
     Effect::new(move |previous: Option<Option<usize>>| {
         let current = selected_index.get();
         order.track();
@@ -170,133 +316,6 @@ pub fn ResultsTable() -> impl IntoView {
         }
         current
     });
-
-    let select = move |index: Option<usize>| {
-        trace.selected.set(index.and_then(|i| {
-            trace.report.with_untracked(|r| {
-                r.as_ref()?
-                    .rows
-                    .get(i)
-                    .map(|x| (x.rank, x.interval_start_ns))
-            })
-        }));
-    };
-    let on_click = move |ev: MouseEvent| select(row_index(ev.target()));
-    let on_key = move |ev: KeyboardEvent| {
-        let step: isize = match ev.key().as_str() {
-            "ArrowDown" | "j" => 1,
-            "ArrowUp" | "k" => -1,
-            _ => return,
-        };
-        ev.prevent_default();
-        let order = order.get_untracked();
-        let here = selected_index
-            .get_untracked()
-            .and_then(|s| order.iter().position(|&i| i == s));
-        let next = match here {
-            Some(p) => (p as isize + step).clamp(0, order.len() as isize - 1) as usize,
-            None => 0,
-        };
-        select(order.get(next).copied());
-    };
-
-    let header = move |key: SortKey, label: &'static str, numeric: bool| {
-        sort_header(trace.sort, key, label, numeric, Some(key.as_str()), |k| {
-            !matches!(
-                k,
-                SortKey::Confidence | SortKey::PeakGap | SortKey::Duration
-            )
-        })
-    };
-
-    let class_filter = move |i: usize, class: Classification| {
-        let count = move || {
-            trace.report.with(|r| {
-                r.as_ref().map_or(0, |r| {
-                    r.rows.iter().filter(|x| x.classification == class).count()
-                })
-            })
-        };
-        view! {
-            <label class="chip" style=("--chip", class_color(class).css())>
-                <input
-                    type="checkbox"
-                    data-testid=format!("class-filter-{}", class.short())
-                    prop:checked=move || trace.shown_classes.get()[i]
-                    on:change=move |ev| {
-                        let on = event_target_checked(&ev);
-                        trace.shown_classes.update(|s| s[i] = on);
-                    }
-                />
-                <span class="swatch" aria-hidden="true"></span>
-                {class.short()}
-                <span class="count">{count}</span>
-            </label>
-        }
-    };
-
-    view! {
-        <section class="results card" aria-labelledby="results-title">
-            <div class="results-head">
-                <h3 id="results-title">
-                    <span data-testid="attribution-count">{move || order.with(Vec::len)}</span>
-                    {move || {
-                        let shown = order.with(Vec::len);
-                        let all = total();
-                        let noun = if all == 1 { " interval" } else { " intervals" };
-                        if shown == all {
-                            format!("{noun} attributed to collective communication")
-                        } else {
-                            format!(" of {all}{noun} shown (filtered)")
-                        }
-                    }}
-                </h3>
-                <fieldset class="chips">
-                    <legend class="visually-hidden">"Show classifications"</legend>
-                    {Classification::ALL.iter().enumerate().map(|(i, c)| class_filter(i, *c)).collect_view()}
-                </fieldset>
-            </div>
-            <Show
-                when=move || { total() > 0 }
-                fallback=|| view! {
-                    <p class="hint">
-                        "No memory spike in this trace is attributed to collective communication with these settings. "
-                        "Try the high preset, or lower min_gap_bytes or min_confidence."
-                    </p>
-                }
-            >
-                <div class="table-scroll">
-                    <table
-                        class="results-table"
-                        class:with-phases=with_phases
-                        role="table"
-                        node_ref=table_ref
-                        tabindex="0"
-                        aria-label="Attributed intervals: arrow keys move the selection"
-                        on:click=on_click
-                        on:keydown=on_key
-                    >
-                        <thead role="rowgroup">
-                            <tr role="row">
-                                {header(SortKey::Rank, "Rank", true)}
-                                {header(SortKey::Start, "Start", true)}
-                                {header(SortKey::Duration, "Duration", true)}
-                                <th scope="col">"Class"</th>
-                                {header(SortKey::Confidence, "Confidence", true)}
-                                {header(SortKey::PeakGap, "Peak gap", true)}
-                                <th scope="col" class="num">"In sync"</th>
-                                <th scope="col" class="num">"Markers"</th>
-                                <Show when=with_phases>
-                                    <th scope="col">"Phase"</th>
-                                </Show>
-                                <th scope="col">"Reasons"</th>
-                            </tr>
-                        </thead>
-                    </table>
-                </div>
-            </Show>
-        </section>
-    }
 }
 
 /// Rows rendered at once; the rest follow in chunks of [`CHUNK_ROWS`], a task each.

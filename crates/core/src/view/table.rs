@@ -152,6 +152,34 @@ pub fn rows_html(
     html
 }
 
+/// The row a key moves the table's selection to: `ArrowDown`/`j` the next in `order`,
+/// `ArrowUp`/`k` the previous (staying at the ends), the first when nothing is selected
+/// (or the selection is filtered out). `None` for any other key (the page lets it be).
+pub fn step_selection(order: &[usize], selected: Option<usize>, key: &str) -> Option<usize> {
+    let step: isize = match key {
+        "ArrowDown" | "j" => 1,
+        "ArrowUp" | "k" => -1,
+        _ => return None,
+    };
+    let here = selected.and_then(|s| order.iter().position(|&i| i == s));
+    let next = match here {
+        Some(p) => (p as isize + step).clamp(0, order.len() as isize - 1) as usize,
+        None => 0,
+    };
+    order.get(next).copied()
+}
+
+/// The words after the table's count: `3` + ` intervals attributed to collective
+/// communication`, or `2` + ` of 3 intervals shown (filtered)`.
+pub fn count_caption(shown: usize, all: usize) -> String {
+    let noun = if all == 1 { " interval" } else { " intervals" };
+    if shown == all {
+        format!("{noun} attributed to collective communication")
+    } else {
+        format!(" of {all}{noun} shown (filtered)")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,5 +232,33 @@ mod tests {
             escape("<a href=\"x\">&'"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
+    }
+
+    #[test]
+    fn keys_step_the_selection_through_the_shown_order() {
+        let order = [4, 1, 7];
+        assert_eq!(step_selection(&order, None, "ArrowDown"), Some(4));
+        assert_eq!(step_selection(&order, Some(4), "j"), Some(1));
+        assert_eq!(step_selection(&order, Some(7), "ArrowDown"), Some(7));
+        assert_eq!(step_selection(&order, Some(1), "k"), Some(4));
+        assert_eq!(step_selection(&order, Some(4), "ArrowUp"), Some(4));
+        // A selection filtered out of the table starts again at the top.
+        assert_eq!(step_selection(&order, Some(9), "ArrowUp"), Some(4));
+        assert_eq!(step_selection(&order, Some(4), "Enter"), None);
+        assert_eq!(step_selection(&[], None, "j"), None);
+    }
+
+    #[test]
+    fn the_count_caption_says_when_rows_are_filtered() {
+        assert_eq!(
+            count_caption(1, 1),
+            " interval attributed to collective communication"
+        );
+        assert_eq!(
+            count_caption(3, 3),
+            " intervals attributed to collective communication"
+        );
+        assert_eq!(count_caption(2, 3), " of 3 intervals shown (filtered)");
+        assert_eq!(count_caption(0, 1), " of 1 interval shown (filtered)");
     }
 }
