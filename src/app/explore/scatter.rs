@@ -9,11 +9,10 @@ use std::rc::Rc;
 use leptos::ev::MouseEvent;
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::explore::{
-    knobs_text, latency_text, parse_short_key, short_key, why_not, ColorBy, Knob, FEASIBLE,
-};
+use shardscope_core::view::explore::{parse_short_key, short_key, ColorBy, Knob};
 use shardscope_core::view::scatter::{
-    nearest_point, scatter_scene, ScatterMap, ScatterRange, ScatterSpec,
+    feasible_efficiency_max, hover_text, nearest_point, scatter_scene, Band, ScatterMap,
+    ScatterRange, ScatterSpec, HOVER_RADIUS_PX, TOOLTIP_FLIP_PX,
 };
 use shardscope_core::view::scene::Scene;
 
@@ -47,7 +46,7 @@ pub fn Scatter() -> impl IntoView {
     let zoom = RwSignal::new(None::<ScatterRange>);
     let hover = RwSignal::new(None::<(f64, f64, usize)>);
     let drag = StoredValue::new(None::<(f64, f64)>);
-    let band = RwSignal::new(None::<(f64, f64, f64, f64)>);
+    let band = RwSignal::new(None::<Band>);
 
     let width = tracked_width(
         move || wrap_ref.try_get_untracked().flatten().map(Into::into),
@@ -77,6 +76,135 @@ pub fn Scatter() -> impl IntoView {
             range,
         })
     });
+    let schedule = paint_scheduler(canvas_ref, map, hover);
+    {
+        let schedule = Rc::clone(&schedule);
+        Effect::new(move |_| {
+            map.track();
+            explore.answer.track();
+            explore.infeasible.track();
+            explore.color_by.track();
+            if state.view.get() == View::Explore {
+                schedule(Redraw::AfterLayout);
+            }
+        });
+    }
+    Effect::new(move |_| {
+        explore.selected.track();
+        explore.pinned.track();
+        hover.track();
+        if state.view.get() == View::Explore {
+            schedule(Redraw::Now);
+        }
+    });
+
+    let local = move |ev: &MouseEvent| -> Option<(f64, f64)> {
+        let rect = canvas_ref.get_untracked()?.get_bounding_client_rect();
+        Some((
+            f64::from(ev.client_x()) - rect.left(),
+            f64::from(ev.client_y()) - rect.top(),
+        ))
+    };
+    let hit = move |x: f64, y: f64| -> Option<usize> {
+        let m = map.get_untracked()?;
+        explore.answer.with_untracked(|a| {
+            let a = a.as_ref()?;
+            nearest_point(
+                &a.points,
+                &m,
+                explore.infeasible.get_untracked(),
+                x,
+                y,
+                HOVER_RADIUS_PX,
+            )
+        })
+    };
+    let on_move = move |ev: MouseEvent| {
+        let Some((x, y)) = local(&ev) else {
+            return;
+        };
+        if let Some(dragged) = drag
+            .get_value()
+            .and_then(|from| Band::dragged(from, (x, y)))
+        {
+            band.set(Some(dragged));
+        }
+        let h = hit(x, y).map(|i| (x, y, i));
+        if h != hover.get_untracked() {
+            hover.set(h);
+        }
+    };
+    let on_down = move |ev: MouseEvent| {
+        if ev.button() == 0 {
+            drag.set_value(local(&ev));
+        }
+    };
+    let on_up = move |ev: MouseEvent| {
+        let start = drag.get_value();
+        drag.set_value(None);
+        if let Some(b) = band.get_untracked() {
+            band.set(None);
+            if let Some(range) = map.get_untracked().and_then(|m| m.zoom_to_band(b)) {
+                zoom.set(Some(range));
+            }
+            return;
+        }
+        if start.is_none() {
+            return;
+        }
+        let Some((x, y)) = local(&ev) else {
+            return;
+        };
+        let picked = hit(x, y).and_then(|i| {
+            explore.answer.with_untracked(|a| {
+                let a = a.as_ref()?;
+                a.points
+                    .topology(i, &a.request.sweep)
+                    .map(|t| short_key(&t))
+            })
+        });
+        if let Some(key) = picked {
+            explore.selected.set(Some(key.clone()));
+            evaluate(state, workers, key);
+        }
+    };
+
+    view! {
+        <ScatterToolbar zoom=zoom />
+        <div class="scatter-wrap" node_ref=wrap_ref>
+            <canvas
+                class="scatter-canvas"
+                data-testid="scatter-canvas"
+                node_ref=canvas_ref
+                role="img"
+                tabindex="0"
+                aria-label="Latency against PEs used for every configuration; the Pareto frontier is joined by a line"
+                style:height=format!("{HEIGHT}px")
+                on:mousemove=on_move
+                on:mousedown=on_down
+                on:mouseup=on_up
+                on:mouseleave=move |_| hover.set(None)
+                on:dblclick=move |_| zoom.set(None)
+            ></canvas>
+            <ZoomBand band=band />
+            <ScatterTooltip hover=hover map=map />
+            {move || explore.answer.with(Option::is_none).then(|| view! {
+                <p class="scatter-empty" role="status">
+                    {move || explore.problem.get().unwrap_or_else(|| "Sweeping every configuration…".to_string())}
+                </p>
+            })}
+        </div>
+    }
+}
+
+/// What paints the scatter: `schedule(kind)` asks for a picture of the current state,
+/// at most one per frame (see [`Redraw`]).
+fn paint_scheduler(
+    canvas_ref: NodeRef<html::Canvas>,
+    map: Memo<Option<ScatterMap>>,
+    hover: RwSignal<Option<(f64, f64, usize)>>,
+) -> Rc<dyn Fn(Redraw)> {
+    let explore = expect_context::<AppState>().explore;
     let index_of = move |key: &str| -> Option<usize> {
         explore.answer.with_untracked(|a| {
             let a = a.as_ref()?;
@@ -100,14 +228,6 @@ pub fn Scatter() -> impl IntoView {
         let started = now_ms();
         explore.answer.with_untracked(|a| {
             let a = a.as_ref()?;
-            let emax = a
-                .points
-                .efficiency
-                .iter()
-                .zip(&a.points.flags)
-                .filter(|(_, f)| *f & FEASIBLE != 0)
-                .map(|(e, _)| f64::from(*e))
-                .fold(0.0, f64::max);
             let scene = scatter_scene(&ScatterSpec {
                 map: m,
                 scale: device_pixel_ratio(),
@@ -116,7 +236,7 @@ pub fn Scatter() -> impl IntoView {
                 selected,
                 hovered: hover.get_untracked().map(|(_, _, i)| i),
                 pinned: &pinned,
-                efficiency_max: emax,
+                efficiency_max: feasible_efficiency_max(&a.points),
                 color_by: explore.color_by.get_untracked(),
             });
             Some((scene, started))
@@ -164,143 +284,13 @@ pub fn Scatter() -> impl IntoView {
             ),
         });
     };
-    let schedule = Rc::new(schedule);
-    {
-        let schedule = Rc::clone(&schedule);
-        Effect::new(move |_| {
-            map.track();
-            explore.answer.track();
-            explore.infeasible.track();
-            explore.color_by.track();
-            if state.view.get() == View::Explore {
-                schedule(Redraw::AfterLayout);
-            }
-        });
-    }
-    Effect::new(move |_| {
-        explore.selected.track();
-        explore.pinned.track();
-        hover.track();
-        if state.view.get() == View::Explore {
-            schedule(Redraw::Now);
-        }
-    });
+    Rc::new(schedule)
+}
 
-    let local = move |ev: &MouseEvent| -> Option<(f64, f64)> {
-        let rect = canvas_ref.get_untracked()?.get_bounding_client_rect();
-        Some((
-            f64::from(ev.client_x()) - rect.left(),
-            f64::from(ev.client_y()) - rect.top(),
-        ))
-    };
-    let hit = move |x: f64, y: f64| -> Option<usize> {
-        let m = map.get_untracked()?;
-        explore.answer.with_untracked(|a| {
-            let a = a.as_ref()?;
-            nearest_point(&a.points, &m, explore.infeasible.get_untracked(), x, y, 8.0)
-        })
-    };
-    let on_move = move |ev: MouseEvent| {
-        let Some((x, y)) = local(&ev) else {
-            return;
-        };
-        if let Some((x0, y0)) = drag.get_value() {
-            if (x - x0).abs() > 4.0 || (y - y0).abs() > 4.0 {
-                band.set(Some((x0.min(x), y0.min(y), x0.max(x), y0.max(y))));
-            }
-        }
-        let h = hit(x, y).map(|i| (x, y, i));
-        if h != hover.get_untracked() {
-            hover.set(h);
-        }
-    };
-    let on_down = move |ev: MouseEvent| {
-        if ev.button() == 0 {
-            drag.set_value(local(&ev));
-        }
-    };
-    let on_up = move |ev: MouseEvent| {
-        let start = drag.get_value();
-        drag.set_value(None);
-        if let Some((x0, y0, x1, y1)) = band.get_untracked() {
-            band.set(None);
-            if let Some(m) = map.get_untracked() {
-                if x1 - x0 > 8.0 && y1 - y0 > 8.0 {
-                    zoom.set(Some(ScatterRange {
-                        pes_min: m.pes_at(x0),
-                        pes_max: m.pes_at(x1),
-                        latency_min_ns: m.latency_at(y1),
-                        latency_max_ns: m.latency_at(y0),
-                    }));
-                }
-            }
-            return;
-        }
-        if start.is_none() {
-            return;
-        }
-        let Some((x, y)) = local(&ev) else {
-            return;
-        };
-        let picked = hit(x, y).and_then(|i| {
-            explore.answer.with_untracked(|a| {
-                let a = a.as_ref()?;
-                a.points
-                    .topology(i, &a.request.sweep)
-                    .map(|t| short_key(&t))
-            })
-        });
-        if let Some(key) = picked {
-            explore.selected.set(Some(key.clone()));
-            evaluate(state, workers, key);
-        }
-    };
-
-    let tooltip = move || {
-        let (x, y, i) = hover.get()?;
-        let m = map.get()?;
-        let text = explore.answer.with(|a| {
-            let a = a.as_ref()?;
-            let t = a.points.topology(i, &a.request.sweep)?;
-            let p = &a.points;
-            let fits = why_not(p.flags[i])
-                .map(|w| format!(" · infeasible: {w} (select it for the numbers)"))
-                .unwrap_or_default();
-            Some(format!(
-                "{} — {}, {} PEs, eff {:.3}{fits}",
-                knobs_text(&t),
-                latency_text(p.latency_ns[i]),
-                p.pes[i],
-                p.efficiency[i]
-            ))
-        })?;
-        let flip = x > m.width - 320.0;
-        Some(view! {
-            <div
-                class="timeline-tooltip"
-                role="status"
-                style:left=(!flip).then(|| format!("{}px", x + 14.0))
-                style:right=flip.then(|| format!("{}px", m.width - x + 14.0))
-                style:top=format!("{}px", y + 14.0)
-            >
-                {text}
-            </div>
-        })
-    };
-    let band_view = move || {
-        band.get().map(|(x0, y0, x1, y1)| {
-            view! {
-                <div
-                    class="zoom-band"
-                    style:left=format!("{x0}px")
-                    style:top=format!("{y0}px")
-                    style:width=format!("{}px", x1 - x0)
-                    style:height=format!("{}px", y1 - y0)
-                ></div>
-            }
-        })
-    };
-
+/// Colour-by, the one-line help and Reset zoom.
+#[component]
+fn ScatterToolbar(zoom: RwSignal<Option<ScatterRange>>) -> impl IntoView {
+    let explore = expect_context::<AppState>().explore;
     let color_options = std::iter::once("efficiency")
         .chain(Knob::ALL.map(Knob::name))
         .collect::<Vec<_>>();
@@ -339,28 +329,52 @@ pub fn Scatter() -> impl IntoView {
                 "Reset zoom"
             </button>
         </div>
-        <div class="scatter-wrap" node_ref=wrap_ref>
-            <canvas
-                class="scatter-canvas"
-                data-testid="scatter-canvas"
-                node_ref=canvas_ref
-                role="img"
-                tabindex="0"
-                aria-label="Latency against PEs used for every configuration; the Pareto frontier is joined by a line"
-                style:height=format!("{HEIGHT}px")
-                on:mousemove=on_move
-                on:mousedown=on_down
-                on:mouseup=on_up
-                on:mouseleave=move |_| hover.set(None)
-                on:dblclick=move |_| zoom.set(None)
-            ></canvas>
-            {band_view}
-            {tooltip}
-            {move || explore.answer.with(Option::is_none).then(|| view! {
-                <p class="scatter-empty" role="status">
-                    {move || explore.problem.get().unwrap_or_else(|| "Sweeping every configuration…".to_string())}
-                </p>
-            })}
-        </div>
+    }
+}
+
+/// The rectangle being dragged to zoom.
+#[component]
+fn ZoomBand(band: RwSignal<Option<Band>>) -> impl IntoView {
+    move || {
+        band.get().map(|b| {
+            view! {
+                <div
+                    class="zoom-band"
+                    style:left=format!("{}px", b.x0)
+                    style:top=format!("{}px", b.y0)
+                    style:width=format!("{}px", b.x1 - b.x0)
+                    style:height=format!("{}px", b.y1 - b.y0)
+                ></div>
+            }
+        })
+    }
+}
+
+/// The hovered configuration in one line, beside the pointer.
+#[component]
+fn ScatterTooltip(
+    hover: RwSignal<Option<(f64, f64, usize)>>,
+    map: Memo<Option<ScatterMap>>,
+) -> impl IntoView {
+    let explore = expect_context::<AppState>().explore;
+    move || {
+        let (x, y, i) = hover.get()?;
+        let m = map.get()?;
+        let text = explore.answer.with(|a| {
+            let a = a.as_ref()?;
+            hover_text(&a.points, &a.request.sweep, i)
+        })?;
+        let flip = x > m.width - TOOLTIP_FLIP_PX;
+        Some(view! {
+            <div
+                class="timeline-tooltip"
+                role="status"
+                style:left=(!flip).then(|| format!("{}px", x + 14.0))
+                style:right=flip.then(|| format!("{}px", m.width - x + 14.0))
+                style:top=format!("{}px", y + 14.0)
+            >
+                {text}
+            </div>
+        })
     }
 }

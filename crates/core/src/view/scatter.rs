@@ -6,10 +6,12 @@
 
 use super::charts::log_ticks;
 use super::explore::{
-    category_color, efficiency_color, ColorBy, Points, FEASIBLE, FRONTIER, WITHIN_SLA,
+    category_color, efficiency_color, knobs_text, latency_text, why_not, ColorBy, Points, FEASIBLE,
+    FRONTIER, WITHIN_SLA,
 };
 use super::format::format_duration;
 use super::scene::{palette, HAlign, Rgba, Scene, VAlign};
+use crate::explorer::SweepRequest;
 
 /// CSS px around the plot.
 pub const MARGIN_LEFT: f64 = 64.0;
@@ -124,6 +126,79 @@ impl ScatterMap {
     pub fn in_plot(&self, x: f64, y: f64) -> bool {
         (self.x0()..=self.x1()).contains(&x) && (self.y0()..=self.y1()).contains(&y)
     }
+
+    /// The range a dragged band (CSS px, corners in any order) zooms to; `None` for a
+    /// band under [`MIN_ZOOM_BAND_PX`] either way (a click that wobbled).
+    pub fn zoom_to_band(&self, band: Band) -> Option<ScatterRange> {
+        (band.x1 - band.x0 > MIN_ZOOM_BAND_PX && band.y1 - band.y0 > MIN_ZOOM_BAND_PX).then(|| {
+            ScatterRange {
+                pes_min: self.pes_at(band.x0),
+                pes_max: self.pes_at(band.x1),
+                latency_min_ns: self.latency_at(band.y1),
+                latency_max_ns: self.latency_at(band.y0),
+            }
+        })
+    }
+}
+
+/// A mouse press must move this far (CSS px, either axis) before it draws a zoom band.
+pub const DRAG_THRESHOLD_PX: f64 = 4.0;
+/// A band smaller than this (CSS px, either side) zooms nowhere.
+pub const MIN_ZOOM_BAND_PX: f64 = 8.0;
+/// How far (CSS px) from a point the pointer still hovers it.
+pub const HOVER_RADIUS_PX: f64 = 8.0;
+/// The tooltip opens to the left of the pointer when closer than this to the right edge.
+pub const TOOLTIP_FLIP_PX: f64 = 320.0;
+
+/// A dragged rectangle in CSS px, `x0 <= x1`, `y0 <= y1`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Band {
+    pub x0: f64,
+    pub y0: f64,
+    pub x1: f64,
+    pub y1: f64,
+}
+
+impl Band {
+    /// The band from a press at `from` to the pointer at `to`, once it has moved past
+    /// [`DRAG_THRESHOLD_PX`].
+    pub fn dragged(from: (f64, f64), to: (f64, f64)) -> Option<Band> {
+        let ((x0, y0), (x, y)) = (from, to);
+        ((x - x0).abs() > DRAG_THRESHOLD_PX || (y - y0).abs() > DRAG_THRESHOLD_PX).then(|| Band {
+            x0: x0.min(x),
+            y0: y0.min(y),
+            x1: x0.max(x),
+            y1: y0.max(y),
+        })
+    }
+}
+
+/// The hovered configuration in one line: knobs, latency, PEs, efficiency and, when it
+/// does not fit, why.
+pub fn hover_text(points: &Points, req: &SweepRequest, i: usize) -> Option<String> {
+    let t = points.topology(i, req)?;
+    let fits = why_not(*points.flags.get(i)?)
+        .map(|w| format!(" · infeasible: {w} (select it for the numbers)"))
+        .unwrap_or_default();
+    Some(format!(
+        "{} — {}, {} PEs, eff {:.3}{fits}",
+        knobs_text(&t),
+        latency_text(points.latency_ns[i]),
+        points.pes[i],
+        points.efficiency[i]
+    ))
+}
+
+/// The largest efficiency of a configuration that fits (the colour ramp's top), 0 when
+/// none does.
+pub fn feasible_efficiency_max(points: &Points) -> f64 {
+    points
+        .efficiency
+        .iter()
+        .zip(&points.flags)
+        .filter(|(_, f)| *f & FEASIBLE != 0)
+        .map(|(e, _)| f64::from(*e))
+        .fold(0.0, f64::max)
 }
 
 /// A [`ScatterMap`]'s axes as two linear maps of logarithms.
@@ -552,5 +627,52 @@ mod tests {
                 .max((y - map.y(p.latency_ns[i])).abs());
         }
         assert!(worst < 1e-3, "{worst} px");
+    }
+
+    #[test]
+    fn drags_become_bands_and_bands_zoom_into_the_map() {
+        assert_eq!(Band::dragged((10.0, 10.0), (13.0, 12.0)), None, "a wobble");
+        let band = Band::dragged((200.0, 300.0), (100.0, 150.0)).unwrap();
+        assert_eq!(
+            band,
+            Band {
+                x0: 100.0,
+                y0: 150.0,
+                x1: 200.0,
+                y1: 300.0
+            }
+        );
+        let p = points();
+        let map = ScatterMap {
+            width: 800.0,
+            height: 480.0,
+            range: ScatterRange::fit(&p, false).unwrap(),
+        };
+        let zoom = map.zoom_to_band(band).unwrap();
+        assert!((zoom.pes_min - map.pes_at(100.0)).abs() < 1e-9);
+        assert!((zoom.pes_max - map.pes_at(200.0)).abs() < 1e-9);
+        // Screen y grows downwards: the band's bottom is the smaller latency.
+        assert!(zoom.latency_min_ns < zoom.latency_max_ns);
+        assert!((zoom.latency_min_ns - map.latency_at(300.0)).abs() < 1e-3);
+        let thin = Band { x1: 105.0, ..band };
+        assert_eq!(map.zoom_to_band(thin), None);
+    }
+
+    #[test]
+    fn hover_text_names_the_config_and_why_it_does_not_fit() {
+        let req = resolve(&ExploreSettings::default()).unwrap();
+        let p = points();
+        let fits = (0..p.len()).find(|&i| p.flags[i] & FEASIBLE != 0).unwrap();
+        let text = hover_text(&p, &req.sweep, fits).unwrap();
+        assert!(text.contains(&format!("{} PEs", p.pes[fits])), "{text}");
+        assert!(!text.contains("infeasible"), "{text}");
+        if let Some(no) = (0..p.len()).find(|&i| p.flags[i] & FEASIBLE == 0) {
+            assert!(hover_text(&p, &req.sweep, no)
+                .unwrap()
+                .contains(" · infeasible: "));
+        }
+        assert_eq!(hover_text(&p, &req.sweep, p.len()), None);
+        let top = feasible_efficiency_max(&p);
+        assert!(top > 0.0 && top <= 1.0 + 1e-6, "{top}");
     }
 }
