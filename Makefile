@@ -24,7 +24,8 @@ WASM_TEST_ENV := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-ru
                  CHROMEDRIVER=$(CHROMEDRIVER) WASM_BINDGEN_TEST_TIMEOUT=120
 
 .PHONY: help serve test bench bench-web build e2e setup fuzz cargo-fuzz-cli \
-        rust-tools wasm-target trunk-cli wasm-bindgen-cli node-tools chromium cargo-deps
+        rust-tools wasm-target trunk-cli wasm-bindgen-cli node-tools chromium cargo-deps \
+        mutants cargo-mutants-cli
 
 help:
 	@echo "make serve   build the page (release) and serve it at http://127.0.0.1:$(SERVE_PORT)"
@@ -32,6 +33,7 @@ help:
 	@echo "             headless Chromium, release build, browser (Playwright) tests"
 	@echo "make bench   trace table against stormlog 0.4.3 (native and wasm), LOD query, explorer"
 	@echo "make bench-web  the same traces in headless Chromium (load, memory, frames, sweeps, sizes)"
+	@echo "make mutants mutation testing (cargo-mutants) of the parity-critical core files"
 	@echo "make fuzz    each cargo-fuzz target for FUZZ_SECONDS (default 60) on the stable toolchain"
 	@echo "make setup   only install the tools (done by every target anyway)"
 
@@ -136,6 +138,31 @@ fuzz: rust-tools cargo-fuzz-cli
 	  fi; \
 	  grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb" target/fuzz-$$t.log || true; \
 	done
+
+# ---- mutation testing (not part of `make test`) -----------------------------------
+
+# cargo-mutants over the files whose every rule is parity-critical, with the core's own
+# tests (the scores and the reasons for the survivors are in the README and
+# mutants-equivalent.md). One job: the machines have two cores. Results in mutants.out/.
+# A subset: `make mutants MUTANTS_FILES=crates/core/src/phases.rs`.
+CARGO_MUTANTS_VERSION := 25.3.1
+MUTANTS_FILES ?= crates/core/src/attribution/mod.rs crates/core/src/attribution/config.rs \
+                 crates/core/src/phases.rs 'crates/core/src/explorer/*.rs' \
+                 'crates/core/src/json/*.rs' crates/core/src/trace/record.rs
+MUTANTS_JOBS ?= 1
+
+cargo-mutants-cli:
+	@if [ "$$(cargo mutants --version 2>/dev/null)" != "cargo-mutants $(CARGO_MUTANTS_VERSION)" ]; then \
+	  echo "installing cargo-mutants $(CARGO_MUTANTS_VERSION) (a few minutes)"; \
+	  cargo install cargo-mutants --version $(CARGO_MUTANTS_VERSION) --locked; \
+	fi
+
+mutants: rust-tools cargo-mutants-cli
+	@rc=0; cargo mutants --package shardscope-core --test-package shardscope-core \
+	  --jobs $(MUTANTS_JOBS) $(foreach f,$(MUTANTS_FILES),--file $(f)) || rc=$$?; \
+	for k in caught missed timeout unviable; do \
+	  printf '%-9s %s\n' "$$k" "$$(wc -l < mutants.out/$$k.txt 2>/dev/null || echo 0)"; \
+	done; exit $$rc
 
 # ---- benchmarks ---------------------------------------------------------------------
 
