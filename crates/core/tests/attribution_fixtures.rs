@@ -2,8 +2,11 @@
 //! copied from the shared fixtures: traces plus the real stormlog's output).
 //! Values are compared exactly: 64-bit integers, strings, lists in order, floats bit for bit.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
+use common::{read_json, run, text, to_override};
 use serde_json::Value;
 use shardscope_core::analysis::{analyze, AnalyzeSettings};
 use shardscope_core::attribution::{attribute, AttributionConfig, OverrideValue, Preset};
@@ -11,18 +14,6 @@ use shardscope_core::trace::{load, LoadError, LoadErrorKind, LoadOptions, StdFs}
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/attribution")
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// A string field of a case (a broken cases.json fails here, not silently later).
-fn text<'v>(v: &'v Value, key: &str) -> &'v str {
-    v[key]
-        .as_str()
-        .unwrap_or_else(|| panic!("cases.json: `{key}` missing or not a string in {v}"))
 }
 
 /// stormlog's message is ours exactly, or ours adds detail in parentheses after it;
@@ -74,40 +65,6 @@ fn load_error(path: &Path) -> Option<LoadError> {
     .load_errors
     .into_iter()
     .next()
-}
-
-fn to_override(v: &Value) -> OverrideValue {
-    match v {
-        Value::Number(n) if n.is_i64() => OverrideValue::Int(n.as_i64().unwrap_or_default()),
-        Value::Number(n) => OverrideValue::Float(n.as_f64().unwrap_or_default()),
-        Value::String(s) => OverrideValue::Text(s.clone()),
-        Value::Bool(b) => OverrideValue::Bool(*b),
-        _ => OverrideValue::Null,
-    }
-}
-
-/// What the core answers for one run: the result list, or an error message.
-fn run(
-    path: &Path,
-    preset: &str,
-    overrides: &[(String, OverrideValue)],
-    session_id: Option<&str>,
-    phases: bool,
-) -> Result<Value, String> {
-    let preset = Preset::parse(preset);
-    let settings = AnalyzeSettings {
-        preset: preset.clone().unwrap_or_default(),
-        overrides: overrides.to_vec(),
-        session_id: session_id.map(str::to_string),
-        phases,
-    };
-    let paths = [path.to_string_lossy().into_owned()];
-    let analysis = analyze(&StdFs, &paths, &settings, true, &mut |_| {});
-    if let Some(e) = analysis.first_error_with_preset(&preset) {
-        return Err(e.to_string());
-    }
-    let results = analysis.attribution.map_err(|e| e.to_string())?.results;
-    serde_json::to_value(&results).map_err(|e| e.to_string())
 }
 
 #[test]

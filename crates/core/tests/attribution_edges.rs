@@ -1,0 +1,62 @@
+//! Parity with stormlog 0.4.3 on the rules the other fixtures leave untested (found by
+//! mutation testing): the z-score's zero-MAD fallback, equal gaps, the minimum sample
+//! count, thresholds met with equality, lone spikes. The traces and stormlog's outputs
+//! are in tests/fixtures/attribution_edges (made by its scripts from the real stormlog).
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{read_json, run, text, to_override};
+use serde_json::Value;
+use shardscope_core::attribution::OverrideValue;
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/attribution_edges")
+}
+
+#[test]
+fn every_edge_case_matches_stormlog_exactly() {
+    let root = fixtures();
+    let cases = read_json(&root.join("cases.json"));
+    let cases = cases.as_array().cloned().unwrap_or_default();
+    let mut checked = 0;
+    let mut results = 0;
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = text(case, "name");
+        let path = root.join("traces").join(text(case, "file"));
+        let mut check = |file: String, got: Result<Value, String>| {
+            let expected = read_json(&root.join("expected").join(&file));
+            results += expected.as_array().map_or(0, Vec::len);
+            if got.as_ref() != Ok(&expected) {
+                failures.push(format!("{file}: {got:?}"));
+            }
+            checked += 1;
+        };
+        for preset in ["low", "medium", "high"] {
+            check(
+                format!("{name}.{preset}.json"),
+                run(&path, preset, &[], None, false),
+            );
+        }
+        for extra in case["extra_runs"].as_array().cloned().unwrap_or_default() {
+            let overrides: Vec<(String, OverrideValue)> = extra["overrides"]
+                .as_object()
+                .map(|m| m.iter().map(|(k, v)| (k.clone(), to_override(v))).collect())
+                .unwrap_or_default();
+            check(
+                format!("{name}.medium.{}.json", text(&extra, "label")),
+                run(&path, "medium", &overrides, None, false),
+            );
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} runs differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_eq!(checked, 21, "every case, preset and extra run is checked");
+    assert_eq!(results, 26, "stormlog's results, in all");
+}

@@ -1,0 +1,57 @@
+//! What the stormlog parity tests share: reading the fixtures and one analysis run as
+//! `shardscope attribute` makes it, its results as JSON.
+
+#![allow(dead_code)] // each test binary uses its own part
+
+use std::path::Path;
+
+use serde_json::Value;
+use shardscope_core::analysis::{analyze, AnalyzeSettings};
+use shardscope_core::attribution::{OverrideValue, Preset};
+use shardscope_core::trace::StdFs;
+
+pub fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A string field of a case (a broken cases.json fails here, not silently later).
+pub fn text<'v>(v: &'v Value, key: &str) -> &'v str {
+    v[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("cases.json: `{key}` missing or not a string in {v}"))
+}
+
+pub fn to_override(v: &Value) -> OverrideValue {
+    match v {
+        Value::Number(n) if n.is_i64() => OverrideValue::Int(n.as_i64().unwrap_or_default()),
+        Value::Number(n) => OverrideValue::Float(n.as_f64().unwrap_or_default()),
+        Value::String(s) => OverrideValue::Text(s.clone()),
+        Value::Bool(b) => OverrideValue::Bool(*b),
+        _ => OverrideValue::Null,
+    }
+}
+
+/// What the core answers for one run: the result list, or an error message.
+pub fn run(
+    path: &Path,
+    preset: &str,
+    overrides: &[(String, OverrideValue)],
+    session_id: Option<&str>,
+    phases: bool,
+) -> Result<Value, String> {
+    let preset = Preset::parse(preset);
+    let settings = AnalyzeSettings {
+        preset: preset.clone().unwrap_or_default(),
+        overrides: overrides.to_vec(),
+        session_id: session_id.map(str::to_string),
+        phases,
+    };
+    let paths = [path.to_string_lossy().into_owned()];
+    let analysis = analyze(&StdFs, &paths, &settings, true, &mut |_| {});
+    if let Some(e) = analysis.first_error_with_preset(&preset) {
+        return Err(e.to_string());
+    }
+    let results = analysis.attribution.map_err(|e| e.to_string())?.results;
+    serde_json::to_value(&results).map_err(|e| e.to_string())
+}
