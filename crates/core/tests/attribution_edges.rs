@@ -1,6 +1,7 @@
 //! Parity with stormlog 0.4.3 on the rules the other fixtures leave untested (found by
 //! mutation testing): the z-score's zero-MAD fallback, equal gaps, the minimum sample
-//! count, thresholds met with equality, lone spikes. The traces and stormlog's outputs
+//! count, thresholds met with equality, lone spikes, ratio-only spikes, the synchrony
+//! window's edge, intervals that touch. The traces and stormlog's outputs
 //! are in tests/fixtures/attribution_edges (made by its scripts from the real stormlog).
 
 mod common;
@@ -57,6 +58,6 @@ fn every_edge_case_matches_stormlog_exactly() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(checked, 22, "every case, preset and extra run is checked");
-    assert_eq!(results, 27, "stormlog's results, in all");
+    assert_eq!(checked, 33, "every case, preset and extra run is checked");
+    assert_eq!(results, 61, "stormlog's results, in all");
 }

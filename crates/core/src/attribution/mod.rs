@@ -659,4 +659,47 @@ mod tests {
         assert!(one.len() >= 3, "spikes on several ranks: {}", one.len());
         assert_eq!(one, two);
     }
+
+    #[test]
+    fn unsorted_events_are_attributed_as_sorted_ones() {
+        let mut bytes = Vec::new();
+        assert!(crate::trace::synthetic::write_trace(&mut bytes, 4, 400).is_ok());
+        let mut fs = MemFs::new();
+        fs.insert("t.json", bytes);
+        let loaded = load(
+            &fs,
+            &["t.json".to_string()],
+            &LoadOptions::default(),
+            &mut |_| {},
+        );
+        let events = loaded.dataset.selected_events();
+        let Ok(config) = AttributionConfig::resolve(Preset::High, &[]) else {
+            panic!("the high preset resolves");
+        };
+        let sorted = attribute(events, &config, None);
+        assert!(!sorted.is_empty(), "the synthetic trace has spikes");
+        let mut reversed = events.list.to_vec();
+        reversed.reverse();
+        let unsorted = Events {
+            list: &reversed,
+            sources: events.sources,
+        };
+        assert_eq!(attribute(unsorted, &config, None), sorted);
+    }
+
+    #[test]
+    fn classifications_read_by_either_name() {
+        for c in Classification::ALL {
+            assert_eq!(Classification::parse(c.as_str()), Some(c));
+            assert_eq!(Classification::parse(c.short()), Some(c));
+            assert_eq!(c.as_str(), format!("collective_{}", c.short()));
+        }
+        assert_eq!(
+            Classification::ALL.map(Classification::short),
+            ["confident", "likely", "suspect"]
+        );
+        assert_eq!(Classification::parse("collective_"), None);
+        assert_eq!(Classification::parse("Likely"), None);
+        assert_eq!(Classification::parse(""), None);
+    }
 }
