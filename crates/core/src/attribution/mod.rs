@@ -637,10 +637,10 @@ mod tests {
     use super::*;
     use crate::trace::{load, LoadOptions, MemFs};
 
-    #[test]
-    fn two_threads_find_exactly_the_spikes_one_finds() {
+    /// A synthetic trace of `ranks` × `samples`, loaded, and the high preset.
+    fn synthetic(ranks: u64, samples: u64) -> (crate::trace::Dataset, AttributionConfig) {
         let mut bytes = Vec::new();
-        assert!(crate::trace::synthetic::write_trace(&mut bytes, 6, 900).is_ok());
+        assert!(crate::trace::synthetic::write_trace(&mut bytes, ranks, samples).is_ok());
         let mut fs = MemFs::new();
         fs.insert("t.json", bytes);
         let loaded = load(
@@ -649,10 +649,16 @@ mod tests {
             &LoadOptions::default(),
             &mut |_| {},
         );
-        let events = loaded.dataset.selected_events();
         let Ok(config) = AttributionConfig::resolve(Preset::High, &[]) else {
             panic!("the high preset resolves");
         };
+        (loaded.dataset, config)
+    }
+
+    #[test]
+    fn two_threads_find_exactly_the_spikes_one_finds() {
+        let (dataset, config) = synthetic(6, 900);
+        let events = dataset.selected_events();
         let (ranks, markers) = samples_by_rank(&events, events.list.iter());
         let one = detect_spikes_from(&ranks, &markers, &config, usize::MAX);
         let two = detect_spikes_from(&ranks, &markers, &config, 0);
@@ -662,20 +668,8 @@ mod tests {
 
     #[test]
     fn unsorted_events_are_attributed_as_sorted_ones() {
-        let mut bytes = Vec::new();
-        assert!(crate::trace::synthetic::write_trace(&mut bytes, 4, 400).is_ok());
-        let mut fs = MemFs::new();
-        fs.insert("t.json", bytes);
-        let loaded = load(
-            &fs,
-            &["t.json".to_string()],
-            &LoadOptions::default(),
-            &mut |_| {},
-        );
-        let events = loaded.dataset.selected_events();
-        let Ok(config) = AttributionConfig::resolve(Preset::High, &[]) else {
-            panic!("the high preset resolves");
-        };
+        let (dataset, config) = synthetic(4, 400);
+        let events = dataset.selected_events();
         let sorted = attribute(events, &config, None);
         assert!(!sorted.is_empty(), "the synthetic trace has spikes");
         let mut reversed = events.list.to_vec();
