@@ -49,3 +49,11 @@ pub fn save_canvas_png(name: &str, canvas: &HtmlCanvasElement) -> Result<(), Str
         .to_blob(callback.unchecked_ref())
         .map_err(|e| js_error_text(&e))
 }
+
+/// Save the page's canvas with this `data-testid` as a PNG; `what` names it in the
+/// error when it is not on the page ("the scatter").
+pub fn save_page_canvas_png(testid: &str, what: &str, name: &str) -> Result<(), String> {
+    let canvas = super::canvas::canvas_by_testid(testid)
+        .ok_or_else(|| format!("{what} is not on the page"))?;
+    save_canvas_png(name, &canvas)
+}

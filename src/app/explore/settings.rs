@@ -9,8 +9,7 @@ use shardscope_core::explorer::{EfficiencyMode, Mode, Scope, MACHINE_PRESETS, MO
 use shardscope_core::view::custom::Subject;
 use shardscope_core::view::explore::ExploreSettings;
 
-use super::super::canvas::canvas_by_testid;
-use super::super::download::save_canvas_png;
+use super::super::download::save_page_canvas_png;
 use super::super::state::{AppState, Phase};
 use super::super::tasks::Later;
 use super::super::workers::WorkersHandle;
@@ -366,10 +365,7 @@ fn ExploreExports() -> impl IntoView {
                 },
             )
         });
-        let saved = canvas_by_testid("scatter-canvas")
-            .ok_or_else(|| "the scatter is not on the page".to_string())
-            .and_then(|c| save_canvas_png(&name, &c));
-        if let Err(e) = saved {
+        if let Err(e) = save_page_canvas_png("scatter-canvas", "the scatter", &name) {
             explore
                 .problem
                 .set(Some(format!("The picture could not be saved: {e}")));

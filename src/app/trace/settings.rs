@@ -10,8 +10,7 @@ use shardscope_core::view::format::format_file_size;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
-use super::super::canvas::canvas_by_testid;
-use super::super::download::save_canvas_png;
+use super::super::download::save_page_canvas_png;
 use super::super::state::{AppState, Phase, Problem};
 use super::super::workers::WorkersHandle;
 use super::input::{fetch_example, named_blobs, EXAMPLE_NAME};
@@ -333,10 +332,7 @@ pub fn TraceExports() -> impl IntoView {
     let on_png = move |_| {
         let preset = trace.settings.preset.get_untracked();
         let name = format!("shardscope-timeline-{}.png", preset.as_str());
-        let saved = canvas_by_testid("timeline-canvas")
-            .ok_or_else(|| "the timeline is not on the page".to_string())
-            .and_then(|c| save_canvas_png(&name, &c));
-        if let Err(e) = saved {
+        if let Err(e) = save_page_canvas_png("timeline-canvas", "the timeline", &name) {
             trace.problems.update(|p| {
                 p.push(Problem::general(format!(
                     "The picture could not be saved: {e}"

@@ -167,7 +167,7 @@ fn IntervalTable(order: Memo<Vec<usize>>) -> impl IntoView {
         let next = order.with_untracked(|order| {
             step_selection(order, selected_index.get_untracked(), &ev.key())
         });
-        if next.is_some() {
+        if let Some(next) = next {
             ev.prevent_default();
             select(next);
         }

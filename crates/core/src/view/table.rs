@@ -154,8 +154,13 @@ pub fn rows_html(
 
 /// The row a key moves the table's selection to: `ArrowDown`/`j` the next in `order`,
 /// `ArrowUp`/`k` the previous (staying at the ends), the first when nothing is selected
-/// (or the selection is filtered out). `None` for any other key (the page lets it be).
-pub fn step_selection(order: &[usize], selected: Option<usize>, key: &str) -> Option<usize> {
+/// (or the selection is filtered out), nothing when no row is shown. `None` for any
+/// other key (the page lets it be).
+pub fn step_selection(
+    order: &[usize],
+    selected: Option<usize>,
+    key: &str,
+) -> Option<Option<usize>> {
     let step: isize = match key {
         "ArrowDown" | "j" => 1,
         "ArrowUp" | "k" => -1,
@@ -166,7 +171,7 @@ pub fn step_selection(order: &[usize], selected: Option<usize>, key: &str) -> Op
         Some(p) => (p as isize + step).clamp(0, order.len() as isize - 1) as usize,
         None => 0,
     };
-    order.get(next).copied()
+    Some(order.get(next).copied())
 }
 
 /// The words after the table's count: `3` + ` intervals attributed to collective
@@ -237,15 +242,16 @@ mod tests {
     #[test]
     fn keys_step_the_selection_through_the_shown_order() {
         let order = [4, 1, 7];
-        assert_eq!(step_selection(&order, None, "ArrowDown"), Some(4));
-        assert_eq!(step_selection(&order, Some(4), "j"), Some(1));
-        assert_eq!(step_selection(&order, Some(7), "ArrowDown"), Some(7));
-        assert_eq!(step_selection(&order, Some(1), "k"), Some(4));
-        assert_eq!(step_selection(&order, Some(4), "ArrowUp"), Some(4));
+        assert_eq!(step_selection(&order, None, "ArrowDown"), Some(Some(4)));
+        assert_eq!(step_selection(&order, Some(4), "j"), Some(Some(1)));
+        assert_eq!(step_selection(&order, Some(7), "ArrowDown"), Some(Some(7)));
+        assert_eq!(step_selection(&order, Some(1), "k"), Some(Some(4)));
+        assert_eq!(step_selection(&order, Some(4), "ArrowUp"), Some(Some(4)));
         // A selection filtered out of the table starts again at the top.
-        assert_eq!(step_selection(&order, Some(9), "ArrowUp"), Some(4));
+        assert_eq!(step_selection(&order, Some(9), "ArrowUp"), Some(Some(4)));
         assert_eq!(step_selection(&order, Some(4), "Enter"), None);
-        assert_eq!(step_selection(&[], None, "j"), None);
+        // Nothing shown: the selection is cleared.
+        assert_eq!(step_selection(&[], Some(3), "j"), Some(None));
     }
 
     #[test]
