@@ -5,28 +5,13 @@
 use leptos::ev::Event;
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::custom::{pretty_json, Field, Subject};
-use shardscope_core::view::explore::{resolve_machine, resolve_model, ExploreSettings};
+use shardscope_core::view::custom::{Field, Subject};
 use wasm_bindgen::JsCast;
 
 use super::super::download::save_text;
 use super::super::state::AppState;
 use super::super::workers::WorkersHandle;
 use super::jobs::schedule_sweep;
-
-fn preset_of(kind: Subject, s: &ExploreSettings) -> String {
-    match kind {
-        Subject::Model => s.model.clone(),
-        Subject::Machine => s.machine.clone(),
-    }
-}
-
-fn edits_of(kind: Subject, s: &mut ExploreSettings) -> &mut Vec<(String, String)> {
-    match kind {
-        Subject::Model => &mut s.model_edits,
-        Subject::Machine => &mut s.machine_edits,
-    }
-}
 
 #[component]
 pub fn CustomEditor(
@@ -36,49 +21,20 @@ pub fn CustomEditor(
 ) -> impl IntoView {
     let state = expect_context::<AppState>();
     let workers = expect_context::<WorkersHandle>();
-    let explore = state.explore;
-    let settings = explore.settings;
+    let settings = state.explore.settings;
     let file_ref = NodeRef::<html::Input>::new();
     let message = RwSignal::new(None::<String>);
-    let count = move || {
-        settings.with(|s| match kind {
-            Subject::Model => s.model_edits.len(),
-            Subject::Machine => s.machine_edits.len(),
-        })
-    };
-    let fields = move || {
-        settings.with(|s| {
-            let edits = match kind {
-                Subject::Model => &s.model_edits,
-                Subject::Machine => &s.machine_edits,
-            };
-            kind.fields(&preset_of(kind, s), edits)
-        })
-    };
-    let set_field = move |path: String, text: String, preset: String| {
-        settings.update(|s| {
-            let edits = edits_of(kind, s);
-            edits.retain(|(p, _)| *p != path);
-            if text.trim() != preset {
-                edits.push((path, text.trim().to_string()));
-            }
-        });
-        schedule_sweep(state, workers, pending);
-    };
+    let count = move || settings.with(|s| s.edits(kind).len());
     let reset = move |_| {
-        settings.update(|s| edits_of(kind, s).clear());
+        settings.update(|s| s.clear_edits(kind));
         message.set(None);
         schedule_sweep(state, workers, pending);
     };
     let export = move |_| {
-        let s = settings.get_untracked();
-        let result = match kind {
-            Subject::Model => resolve_model(&s).map(|m| (m.name.clone(), pretty_json(&m))),
-            Subject::Machine => resolve_machine(&s).map(|m| (m.name.clone(), pretty_json(&m))),
-        };
+        let result = settings.with_untracked(|s| s.export(kind));
         match result {
-            Ok((name, text)) => {
-                if let Err(e) = save_text(&format!("{name}.json"), &text, "application/json") {
+            Ok((file, text)) => {
+                if let Err(e) = save_text(&file, &text, "application/json") {
                     message.set(Some(format!("The download failed: {e}")));
                 }
             }
@@ -106,16 +62,10 @@ pub fn CustomEditor(
                     return;
                 }
             };
-            let current = settings.with_untracked(|s| preset_of(kind, s));
-            match kind.import(&text, &current) {
-                Ok((preset, edits)) => {
-                    settings.update(|s| {
-                        match kind {
-                            Subject::Model => s.model = preset,
-                            Subject::Machine => s.machine = preset,
-                        }
-                        *edits_of(kind, s) = edits;
-                    });
+            let mut next = settings.get_untracked();
+            match next.import(kind, &text) {
+                Ok(()) => {
+                    settings.set(next);
                     message.set(Some(format!("Imported {name}.")));
                     schedule_sweep(state, workers, pending);
                 }
@@ -174,42 +124,60 @@ pub fn CustomEditor(
             // Built only while open (two editors' fields were a fifth of the view, and
             // every settings change listed them again).
             <Show when=move || open.get()>
-            <div class="custom-fields">
-                // Keyed by field and value: typing in one field keeps the others (and
-                // the focus) in place; a reset re-renders the fields it changes.
-                <For
-                    each=fields
-                    key=|f: &Field| (f.path.clone(), f.value.clone())
-                    children=move |Field { path, value, preset }| {
-                            let id = format!("{prefix}-field-{}", path.replace('.', "-"));
-                            let error_field = StoredValue::new(format!("{prefix}.{path}"));
-                            let err = move || {
-                                explore.errors.with(|e| {
-                                    error_field.with_value(|f| {
-                                        e.iter().find(|e| e.field == *f).map(|e| e.message.clone())
-                                    })
-                                })
-                            };
-                            let changed = value != preset;
-                            let (p, pr) = (path.clone(), preset.clone());
-                            view! {
-                                <div class="custom-field" class:changed=changed class:invalid=move || err().is_some()>
-                                    <label for=id.clone() title=format!("preset: {preset}")><code>{path.clone()}</code></label>
-                                    <input
-                                        id=id.clone()
-                                        type="text"
-                                        spellcheck="false"
-                                        data-testid=id
-                                        prop:value=value
-                                        on:change=move |ev| set_field(p.clone(), event_target_value(&ev), pr.clone())
-                                    />
-                                    <p class="field-error" role="alert">{err}</p>
-                                </div>
-                            }
-                    }
-                />
-            </div>
+                <CustomFields kind pending />
             </Show>
         </details>
+    }
+}
+
+/// One input per field of the preset, the changed ones marked, each with its error.
+#[component]
+fn CustomFields(kind: Subject, pending: StoredValue<u64>) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let workers = expect_context::<WorkersHandle>();
+    let explore = state.explore;
+    let settings = explore.settings;
+    let prefix = kind.name();
+    let fields = move || settings.with(|s| kind.fields(s.preset(kind), s.edits(kind)));
+    let set_field = move |path: String, text: String, preset: String| {
+        settings.update(|s| s.set_edit(kind, &path, &text, &preset));
+        schedule_sweep(state, workers, pending);
+    };
+    view! {
+        <div class="custom-fields">
+            // Keyed by field and value: typing in one field keeps the others (and
+            // the focus) in place; a reset re-renders the fields it changes.
+            <For
+                each=fields
+                key=|f: &Field| (f.path.clone(), f.value.clone())
+                children=move |Field { path, value, preset }| {
+                    let id = format!("{prefix}-field-{}", path.replace('.', "-"));
+                    let error_field = StoredValue::new(format!("{prefix}.{path}"));
+                    let err = move || {
+                        explore.errors.with(|e| {
+                            error_field.with_value(|f| {
+                                e.iter().find(|e| e.field == *f).map(|e| e.message.clone())
+                            })
+                        })
+                    };
+                    let changed = value != preset;
+                    let (p, pr) = (path.clone(), preset.clone());
+                    view! {
+                        <div class="custom-field" class:changed=changed class:invalid=move || err().is_some()>
+                            <label for=id.clone() title=format!("preset: {preset}")><code>{path.clone()}</code></label>
+                            <input
+                                id=id.clone()
+                                type="text"
+                                spellcheck="false"
+                                data-testid=id
+                                prop:value=value
+                                on:change=move |ev| set_field(p.clone(), event_target_value(&ev), pr.clone())
+                            />
+                            <p class="field-error" role="alert">{err}</p>
+                        </div>
+                    }
+                }
+            />
+        </div>
     }
 }

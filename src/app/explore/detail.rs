@@ -7,10 +7,13 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use shardscope_core::explorer::{Evaluation, StageGroup};
-use shardscope_core::view::explore::{
-    bottleneck, config_attributes, latency_text, layer_multiplier, short_key, stage_bars,
+use shardscope_core::view::config_detail::{
+    bottleneck_sentence, fabric_levels, group_bar, latency_split, pinned_lines, toggle_pin,
+    MemoryBar,
 };
-use shardscope_core::view::permalink::MAX_PINNED;
+use shardscope_core::view::explore::{
+    config_attributes, latency_text, layer_multiplier, short_key,
+};
 
 use super::super::state::AppState;
 use super::charts::SensitivityChart;
@@ -25,31 +28,19 @@ fn attr(e: &Evaluation, name: &str) -> String {
 
 /// One group's stacked bar: a segment per stage, width ∝ visible time.
 fn stage_group(e: &Evaluation, group: StageGroup, title: String) -> impl IntoView {
-    let bars: Vec<_> = stage_bars(e)
-        .into_iter()
-        .filter(|b| b.group == group)
-        .collect();
-    let total: f64 = bars.iter().map(|b| b.visible_s).sum();
-    (total > 0.0).then(|| {
-        let segments = bars
+    group_bar(e, group).map(|bar| {
+        let segments = bar
+            .segments
             .into_iter()
-            .filter(|b| b.visible_s > 0.0)
-            .map(|b| {
-                let share = b.visible_s / total * 100.0;
-                let label = format!(
-                    "{} · {} · {}",
-                    b.name,
-                    latency_text(b.visible_s * 1e9),
-                    b.bound
-                );
+            .map(|s| {
                 view! {
                     <span
-                        class=format!("segment bound-{}", b.bound)
-                        style:width=format!("{share:.2}%")
-                        title=label.clone()
-                        aria-label=label
+                        class=format!("segment bound-{}", s.bound)
+                        style:width=format!("{:.2}%", s.width_pct)
+                        title=s.label.clone()
+                        aria-label=s.label
                     >
-                        {(share > 14.0).then_some(b.name)}
+                        {s.named.then_some(s.name)}
                     </span>
                 }
             })
@@ -58,7 +49,7 @@ fn stage_group(e: &Evaluation, group: StageGroup, title: String) -> impl IntoVie
             <div class="stage-group">
                 <div class="stage-head">
                     <span>{title}</span>
-                    <span class="muted">{latency_text(total * 1e9)}</span>
+                    <span class="muted">{latency_text(bar.total_s * 1e9)}</span>
                 </div>
                 <div class="stage-bar">{segments}</div>
             </div>
@@ -66,22 +57,32 @@ fn stage_group(e: &Evaluation, group: StageGroup, title: String) -> impl IntoVie
     })
 }
 
-#[component]
-pub fn ConfigDetail() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let explore = state.explore;
-    let pin = move |key: String| {
-        explore.pinned.update(|p| {
-            if let Some(i) = p.iter().position(|k| *k == key) {
-                p.remove(i);
-            } else {
-                if p.len() >= MAX_PINNED {
-                    p.remove(0);
-                }
-                p.push(key);
+/// Weights, KV cache and transient buffers per PE against the budget mark.
+fn memory_bar(bar: MemoryBar) -> impl IntoView {
+    let segments = bar
+        .segments
+        .map(|(class, label, gb, pct)| {
+            view! {
+                <span
+                    class=format!("segment {class}")
+                    style:width=format!("{pct:.2}%")
+                    title=format!("{label}: {gb:.2} GB")
+                ></span>
             }
         })
-    };
+        .collect_view();
+    view! {
+        <div class="stage-bar memory-bar" class:over=bar.over>
+            {segments}
+            <span class="budget-mark" style:left=format!("{:.2}%", bar.budget_pct)></span>
+        </div>
+        <p class="small muted">{bar.caption}</p>
+    }
+}
+
+#[component]
+pub fn ConfigDetail() -> impl IntoView {
+    let explore = expect_context::<AppState>().explore;
     let budget_gb = move || {
         explore
             .answer
@@ -100,156 +101,100 @@ pub fn ConfigDetail() -> impl IntoView {
             </aside>
         }
         .into_any(),
-        Some(e) => {
-            let c = e.config.clone();
-            let key = short_key(&e.topology);
-            let pinned = explore.pinned.with(|p| p.contains(&key));
-            let bars = stage_bars(&e);
-            let top = bottleneck(&bars).map(|b| (b.name, b.bound, b.latency_s));
-            let layers = layer_multiplier(&e);
-            let budget = budget_gb();
-            let used = c.weights_gb + c.kv_gb + c.transient_gb;
-            let scale = used.max(budget).max(1e-9);
-            let over = used > budget;
-            let mem = |gb: f64, class: &'static str, label: &'static str| {
-                view! {
-                    <span
-                        class=format!("segment {class}")
-                        style:width=format!("{:.2}%", gb / scale * 100.0)
-                        title=format!("{label}: {gb:.2} GB")
-                    ></span>
-                }
-            };
-            let levels: Vec<String> = {
-                let mut l: Vec<String> = e
-                    .stages
-                    .iter()
-                    .filter_map(|s| s.level.map(|lv| format!("{lv:?}")))
-                    .collect();
-                l.sort();
-                l.dedup();
-                l
-            };
-            let key_for_pin = key.clone();
-            view! {
-                <aside
-                    class="detail card"
-                    data-testid="config-detail"
-                    data-cp=attr(&e, "data-cp")
-                    data-tp=attr(&e, "data-tp")
-                    data-pp=attr(&e, "data-pp")
-                    data-dp=attr(&e, "data-dp")
-                    data-kv=attr(&e, "data-kv")
-                    data-ffn=attr(&e, "data-ffn")
-                    data-tpp=attr(&e, "data-tpp")
-                    data-cpp=attr(&e, "data-cpp")
-                    data-ring=attr(&e, "data-ring")
-                    data-latency-ns=attr(&e, "data-latency-ns")
-                    data-pes=attr(&e, "data-pes")
-                    data-efficiency=attr(&e, "data-efficiency")
-                    data-key=key.clone()
-                    aria-live="polite"
-                >
-                    <h3>
-                        {format!("cp{} tp{} pp{} dp{} ep{}", c.cp, c.tp, c.pp, c.dp, c.ep)}
-                        <span class="muted small">
-                            {format!(" · kv {} · ffn {} · tp {} / cp {} · ring {}", c.kv_shard_mode, c.ffn_shard_scope, c.tp_placement, c.cp_placement, c.cp_ring_variant)}
-                        </span>
-                    </h3>
-                    <dl class="evidence">
-                        <dt>"Latency"</dt>
-                        <dd><span class="value">{latency_text(c.total_latency_ns)}</span><span class="meaning">"one step of one request"</span></dd>
-                        <dt>"Throughput"</dt>
-                        <dd><span class="value">{format!("{:.1} tokens/s", c.throughput_tok_s)}</span><span class="meaning">"1 / latency"</span></dd>
-                        <dt>"Efficiency"</dt>
-                        <dd><span class="value">{format!("{:.3}", c.efficiency_score)}</span><span class="meaning">"geo-mean of compute and bandwidth utilisation"</span></dd>
-                        <dt>"PEs · SIPs"</dt>
-                        <dd><span class="value">{format!("{} PEs · {} SIPs", c.pes_used, c.sips_used)}</span></dd>
-                        <dt>"Fabric levels"</dt>
-                        <dd><span class="value">{if levels.is_empty() { "none (no collective)".to_string() } else { levels.join(", ") }}</span></dd>
-                    </dl>
-                    {(!c.reason.is_empty()).then(|| view! {
-                        <p class="problem">{format!("Infeasible: {}", c.reason)}</p>
-                    })}
-                    <h4>"Where the time goes"</h4>
-                    {top.map(|(name, bound, s)| view! {
-                        <p class="small">
-                            "Bottleneck: " <code>{name}</code>
-                            {format!(
-                                " — {} of {} ({:.0} %), {} bound",
-                                latency_text(s * 1e9),
-                                latency_text(c.total_latency_ns),
-                                s / (c.total_latency_ns / 1e9) * 100.0,
-                                bound
-                            )}
-                        </p>
-                    })}
-                    {stage_group(&e, StageGroup::Attention, format!("Attention, per layer (× {layers:.0})"))}
-                    {stage_group(&e, StageGroup::Ffn, format!("FFN, per layer (× {layers:.0})"))}
-                    {stage_group(&e, StageGroup::Overhead, "Once per request".to_string())}
-                    <div class="stage-legend small">
-                        <span class="segment-key bound-compute"></span>"compute"
-                        <span class="segment-key bound-memory"></span>"memory"
-                        <span class="segment-key bound-network"></span>"network"
-                    </div>
-                    <h4>"Memory per PE"</h4>
-                    <div class="stage-bar memory-bar" class:over=over>
-                        {mem(c.weights_gb, "mem-weights", "weights")}
-                        {mem(c.kv_gb, "mem-kv", "KV cache")}
-                        {mem(c.transient_gb, "mem-transient", "transient")}
-                        <span class="budget-mark" style:left=format!("{:.2}%", budget / scale * 100.0)></span>
-                    </div>
-                    <p class="small muted">
-                        {format!(
-                            "weights {:.2} GB + KV {:.2} GB + transient {:.2} GB = {:.2} GB of {:.1} GB usable ({:.0} %)",
-                            c.weights_gb, c.kv_gb, c.transient_gb, used, budget, c.hbm_utilization * 100.0
-                        )}
-                    </p>
-                    <SensitivityChart />
-                    <div class="detail-actions">
-                        <button
-                            type="button"
-                            class="button small"
-                            data-testid="pin-config"
-                            on:click=move |_| pin(key_for_pin.clone())
-                        >
-                            {if pinned { "Unpin" } else { "Pin to compare" }}
-                        </button>
-                    </div>
-                </aside>
-            }
-            .into_any()
-        }
+        Some(e) => view! { <EvaluationCard e budget_gb=budget_gb() /> }.into_any(),
     }
+    }
+}
+
+/// The card of one scored configuration.
+#[component]
+fn EvaluationCard(e: Arc<Evaluation>, budget_gb: f64) -> impl IntoView {
+    let explore = expect_context::<AppState>().explore;
+    let c = e.config.clone();
+    let key = short_key(&e.topology);
+    let key_for_label = key.clone();
+    let pinned = move || explore.pinned.with(|p| p.contains(&key_for_label));
+    let layers = layer_multiplier(&e);
+    let key_for_pin = key.clone();
+    view! {
+        <aside
+            class="detail card"
+            data-testid="config-detail"
+            data-cp=attr(&e, "data-cp")
+            data-tp=attr(&e, "data-tp")
+            data-pp=attr(&e, "data-pp")
+            data-dp=attr(&e, "data-dp")
+            data-kv=attr(&e, "data-kv")
+            data-ffn=attr(&e, "data-ffn")
+            data-tpp=attr(&e, "data-tpp")
+            data-cpp=attr(&e, "data-cpp")
+            data-ring=attr(&e, "data-ring")
+            data-latency-ns=attr(&e, "data-latency-ns")
+            data-pes=attr(&e, "data-pes")
+            data-efficiency=attr(&e, "data-efficiency")
+            data-key=key
+            aria-live="polite"
+        >
+            <h3>
+                {format!("cp{} tp{} pp{} dp{} ep{}", c.cp, c.tp, c.pp, c.dp, c.ep)}
+                <span class="muted small">
+                    {format!(" · kv {} · ffn {} · tp {} / cp {} · ring {}", c.kv_shard_mode, c.ffn_shard_scope, c.tp_placement, c.cp_placement, c.cp_ring_variant)}
+                </span>
+            </h3>
+            <dl class="evidence">
+                <dt>"Latency"</dt>
+                <dd><span class="value">{latency_text(c.total_latency_ns)}</span><span class="meaning">"one step of one request"</span></dd>
+                <dt>"Throughput"</dt>
+                <dd><span class="value">{format!("{:.1} tokens/s", c.throughput_tok_s)}</span><span class="meaning">"1 / latency"</span></dd>
+                <dt>"Efficiency"</dt>
+                <dd><span class="value">{format!("{:.3}", c.efficiency_score)}</span><span class="meaning">"geo-mean of compute and bandwidth utilisation"</span></dd>
+                <dt>"PEs · SIPs"</dt>
+                <dd><span class="value">{format!("{} PEs · {} SIPs", c.pes_used, c.sips_used)}</span></dd>
+                <dt>"Fabric levels"</dt>
+                <dd><span class="value">{fabric_levels(&e)}</span></dd>
+            </dl>
+            {(!c.reason.is_empty()).then(|| view! {
+                <p class="problem">{format!("Infeasible: {}", c.reason)}</p>
+            })}
+            <h4>"Where the time goes"</h4>
+            {bottleneck_sentence(&e).map(|(name, rest)| view! {
+                <p class="small">"Bottleneck: " <code>{name}</code>{rest}</p>
+            })}
+            {stage_group(&e, StageGroup::Attention, format!("Attention, per layer (× {layers:.0})"))}
+            {stage_group(&e, StageGroup::Ffn, format!("FFN, per layer (× {layers:.0})"))}
+            {stage_group(&e, StageGroup::Overhead, "Once per request".to_string())}
+            <div class="stage-legend small">
+                <span class="segment-key bound-compute"></span>"compute"
+                <span class="segment-key bound-memory"></span>"memory"
+                <span class="segment-key bound-network"></span>"network"
+            </div>
+            <h4>"Memory per PE"</h4>
+            {memory_bar(MemoryBar::of(&c, budget_gb))}
+            <SensitivityChart />
+            <div class="detail-actions">
+                <button
+                    type="button"
+                    class="button small"
+                    data-testid="pin-config"
+                    on:click=move |_| explore.pinned.update(|p| toggle_pin(p, &key_for_pin))
+                >
+                    {move || if pinned() { "Unpin" } else { "Pin to compare" }}
+                </button>
+            </div>
+        </aside>
     }
 }
 
 /// One pinned configuration's bar: its latency split into attention, FFN and
 /// per-request time (each segment's share of the latency).
-fn latency_split(e: &Evaluation) -> impl IntoView {
-    let bars = stage_bars(e);
-    let total: f64 = bars.iter().map(|b| b.latency_s).sum::<f64>().max(1e-30);
-    let share = |g: StageGroup| {
-        bars.iter()
-            .filter(|b| b.group == g)
-            .map(|b| b.latency_s)
-            .sum::<f64>()
-            / total
-            * 100.0
-    };
-    let segments = [
-        (StageGroup::Attention, "attention", "split-attention"),
-        (StageGroup::Ffn, "FFN", "split-ffn"),
-        (StageGroup::Overhead, "per request", "split-overhead"),
-    ]
-    .into_iter()
-    .map(|(g, label, class)| {
-        let pct = share(g);
-        view! {
-            <span class=format!("segment {class}") style:width=format!("{pct:.2}%") title=format!("{label}: {pct:.0} %")></span>
-        }
-    })
-    .collect_view();
+fn latency_split_bar(e: &Evaluation) -> impl IntoView {
+    let segments = latency_split(e)
+        .map(|(label, class, pct)| {
+            view! {
+                <span class=format!("segment {class}") style:width=format!("{pct:.2}%") title=format!("{label}: {pct:.0} %")></span>
+            }
+        })
+        .collect_view();
     view! { <div class="stage-bar mini">{segments}</div> }
 }
 
@@ -305,28 +250,11 @@ pub fn PinnedCompare() -> impl IntoView {
                                     {match e {
                                         None => view! { <p class="small muted">"Scoring…"</p> }.into_any(),
                                         Some(e) => {
-                                            let c = &e.config;
+                                            let (numbers, memory) = pinned_lines(&e.config);
                                             view! {
-                                                <p class="small">
-                                                    {format!(
-                                                        "{} · {:.1} tokens/s · {} PEs · eff {:.3}",
-                                                        latency_text(c.total_latency_ns),
-                                                        c.throughput_tok_s,
-                                                        c.pes_used,
-                                                        c.efficiency_score
-                                                    )}
-                                                </p>
-                                                <p class="small muted">
-                                                    {format!(
-                                                        "memory per PE: weights {:.1} + KV {:.1} + transient {:.1} GB ({:.0} % of usable){}",
-                                                        c.weights_gb,
-                                                        c.kv_gb,
-                                                        c.transient_gb,
-                                                        c.hbm_utilization * 100.0,
-                                                        if c.reason.is_empty() { String::new() } else { format!(" · infeasible: {}", c.reason) }
-                                                    )}
-                                                </p>
-                                                {latency_split(&e)}
+                                                <p class="small">{numbers}</p>
+                                                <p class="small muted">{memory}</p>
+                                                {latency_split_bar(&e)}
                                             }
                                             .into_any()
                                         }

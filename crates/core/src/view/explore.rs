@@ -14,7 +14,7 @@ use crate::explorer::{
 };
 use crate::pack::{Malformed, Reader, Writer};
 
-use super::custom::{apply_edits, machine_preset_json, model_preset_json};
+use super::custom::{apply_edits, machine_preset_json, model_preset_json, pretty_json, Subject};
 use super::format::plain_decimal;
 use super::scene::Rgba;
 use super::table::escape;
@@ -211,6 +211,70 @@ pub fn resolve_machine(s: &ExploreSettings) -> Result<MachineParams, ExplorerErr
             .unwrap_or_else(|| ExplorerError::invalid("machine", "unknown machine preset"))
     })?;
     MachineParams::from_json(&apply_edits(base, &s.machine_edits).to_string())
+}
+
+/// What the custom model and machine editors change in the settings.
+impl ExploreSettings {
+    /// The preset the editor of `kind` starts from.
+    pub fn preset(&self, kind: Subject) -> &str {
+        match kind {
+            Subject::Model => &self.model,
+            Subject::Machine => &self.machine,
+        }
+    }
+
+    /// The edits to that preset (path, value as typed).
+    pub fn edits(&self, kind: Subject) -> &[(String, String)] {
+        match kind {
+            Subject::Model => &self.model_edits,
+            Subject::Machine => &self.machine_edits,
+        }
+    }
+
+    fn edits_mut(&mut self, kind: Subject) -> &mut Vec<(String, String)> {
+        match kind {
+            Subject::Model => &mut self.model_edits,
+            Subject::Machine => &mut self.machine_edits,
+        }
+    }
+
+    /// Field `path` typed as `text`: an edit unless it (trimmed) equals the preset's
+    /// value `preset_value`, which drops the edit. The field's earlier edit is replaced.
+    pub fn set_edit(&mut self, kind: Subject, path: &str, text: &str, preset_value: &str) {
+        let text = text.trim();
+        let edits = self.edits_mut(kind);
+        edits.retain(|(p, _)| p != path);
+        if text != preset_value {
+            edits.push((path.to_string(), text.to_string()));
+        }
+    }
+
+    /// Every field back to the preset.
+    pub fn clear_edits(&mut self, kind: Subject) {
+        self.edits_mut(kind).clear();
+    }
+
+    /// An imported `--model-json` / `--machine-json` file, as [`Subject::import`] reads
+    /// it: the preset it names (or the current one) and its differences as edits.
+    pub fn import(&mut self, kind: Subject, text: &str) -> Result<(), String> {
+        let (preset, edits) = kind.import(text, self.preset(kind))?;
+        match kind {
+            Subject::Model => self.model = preset,
+            Subject::Machine => self.machine = preset,
+        }
+        *self.edits_mut(kind) = edits;
+        Ok(())
+    }
+
+    /// The edited model or machine as the CLI's `--model-json` / `--machine-json` file:
+    /// (file name, pretty JSON).
+    pub fn export(&self, kind: Subject) -> Result<(String, String), ExplorerError> {
+        let (name, text) = match kind {
+            Subject::Model => resolve_model(self).map(|m| (m.name.clone(), pretty_json(&m)))?,
+            Subject::Machine => resolve_machine(self).map(|m| (m.name.clone(), pretty_json(&m)))?,
+        };
+        Ok((format!("{name}.json"), text))
+    }
 }
 
 /// The knobs of one configuration as one short key (`cp=2,tp=4,…`, the CLI's baseline
@@ -962,6 +1026,44 @@ mod tests {
         }
         assert!(html.contains("TP+CP") || html.contains("TP+CP+DP") || html.contains(">TP<"));
         assert!(!html.contains("e-"), "no exponent forms");
+    }
+
+    #[test]
+    fn editors_edit_import_and_export_the_settings() {
+        let mut s = ExploreSettings::default();
+        s.set_edit(Subject::Model, "layers", " 96 ", "80");
+        s.set_edit(Subject::Model, "layers", "90", "80");
+        assert_eq!(
+            s.edits(Subject::Model),
+            [("layers".to_string(), "90".to_string())]
+        );
+        assert!(s.edits(Subject::Machine).is_empty());
+        let (file, text) = s.export(Subject::Model).unwrap();
+        assert_eq!(file, "llama3.1-70b.json");
+        assert_eq!(ModelConfig::from_json(&text).unwrap().layers, 90);
+        s.set_edit(Subject::Model, "layers", "80 ", "80");
+        assert!(
+            s.edits(Subject::Model).is_empty(),
+            "the preset's value drops the edit"
+        );
+        let mut m = ModelConfig::preset("mixtral-8x7b").unwrap();
+        m.top_k = 1;
+        s.import(Subject::Model, &pretty_json(&m)).unwrap();
+        assert_eq!(s.preset(Subject::Model), "mixtral-8x7b");
+        assert_eq!(
+            s.edits(Subject::Model),
+            [("top_k".to_string(), "1".to_string())]
+        );
+        assert!(s.import(Subject::Model, "{").is_err());
+        assert_eq!(
+            s.preset(Subject::Model),
+            "mixtral-8x7b",
+            "a bad file changes nothing"
+        );
+        s.clear_edits(Subject::Model);
+        assert!(s.edits(Subject::Model).is_empty());
+        s.set_edit(Subject::Machine, "pes_per_cube", "x", "8");
+        assert!(s.export(Subject::Machine).is_err());
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! re-exported here as `view::format` for the page. No web dependencies:
 //! the page's canvas and DOM code only paints and wires what these return.
 
+pub mod all_configs;
 pub mod charts;
+pub mod config_detail;
 pub mod custom;
 pub mod explain;
 pub mod explore;
