@@ -61,3 +61,56 @@ fn every_edge_case_matches_stormlog_exactly() {
     assert_eq!(checked, 33, "every case, preset and extra run is checked");
     assert_eq!(results, 61, "stormlog's results, in all");
 }
+
+/// A number as Python compares it (`True` is 1, and the config keeps the bool).
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        v => v.as_f64(),
+    }
+}
+
+/// Presets and overrides at the edge of every rule of stormlog's
+/// `_validate_collective_config`, values of other types, several bad fields at once and
+/// unknown names, each resolved by the real stormlog (expected/config_cases.json, made by
+/// config_from_stormlog.py): the same config, or the same error. A value of the wrong type
+/// is a Python TypeError there; the core names the field and quotes Python's message.
+#[test]
+fn presets_and_overrides_resolve_as_stormlog_resolves_them() {
+    use shardscope_core::attribution::{AttributionConfig, Preset};
+    let cases = read_json(&fixtures().join("expected/config_cases.json"));
+    let cases = cases.as_array().cloned().unwrap_or_default();
+    assert_eq!(cases.len(), 80, "config_cases.json has every case");
+    let mut failures = Vec::new();
+    for case in &cases {
+        let overrides: Vec<(String, OverrideValue)> = case["overrides"]
+            .as_object()
+            .map(|o| o.iter().map(|(k, v)| (k.clone(), to_override(v))).collect())
+            .unwrap_or_default();
+        let got = Preset::parse(text(case, "preset"))
+            .and_then(|p| AttributionConfig::resolve(p, &overrides));
+        let ok = match (&got, case.get("config"), case.get("error")) {
+            (Ok(config), Some(want), None) => {
+                let config = serde_json::to_value(config).unwrap_or_default();
+                let fields = want.as_object().cloned().unwrap_or_default();
+                fields.len() == 10
+                    && fields.iter().all(|(k, w)| match (number(w), number(&config[k])) {
+                        (Some(w), Some(g)) => w == g,
+                        _ => *w == config[k],
+                    })
+            }
+            (Err(e), None, Some(want)) => {
+                let message = text(want, "message");
+                match text(want, "type") {
+                    "ValueError" => e.message == message,
+                    _ => e.message.ends_with(&format!("({message})")),
+                }
+            }
+            _ => false,
+        };
+        if !ok {
+            failures.push(format!("{case}\n  got {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
