@@ -1,7 +1,7 @@
 //! Parity with stormlog 0.4.3 on the rules the other fixtures leave untested (found by
 //! mutation testing): the z-score's zero-MAD fallback, equal gaps, the minimum sample
 //! count, thresholds met with equality, lone spikes, ratio-only spikes, the synchrony
-//! window's edge, intervals that touch. The traces and stormlog's outputs
+//! window's edge, intervals that touch, phases replayed around spikes. The traces and stormlog's outputs
 //! are in tests/fixtures/attribution_edges (made by its scripts from the real stormlog).
 
 mod common;
@@ -27,6 +27,7 @@ fn every_edge_case_matches_stormlog_exactly() {
     for case in &cases {
         let name = text(case, "name");
         let path = root.join("traces").join(text(case, "file"));
+        let phases = case["with_phases"].as_bool().unwrap_or(false);
         let mut check = |file: String, got: Result<Value, String>| {
             let expected = read_json(&root.join("expected").join(&file));
             results += expected.as_array().map_or(0, Vec::len);
@@ -38,7 +39,7 @@ fn every_edge_case_matches_stormlog_exactly() {
         for preset in ["low", "medium", "high"] {
             check(
                 format!("{name}.{preset}.json"),
-                run(&path, preset, &[], None, false),
+                run(&path, preset, &[], None, phases),
             );
         }
         for extra in case["extra_runs"].as_array().cloned().unwrap_or_default() {
@@ -48,7 +49,7 @@ fn every_edge_case_matches_stormlog_exactly() {
                 .unwrap_or_default();
             check(
                 format!("{name}.medium.{}.json", text(&extra, "label")),
-                run(&path, "medium", &overrides, None, false),
+                run(&path, "medium", &overrides, None, phases),
             );
         }
     }
@@ -58,8 +59,8 @@ fn every_edge_case_matches_stormlog_exactly() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(checked, 33, "every case, preset and extra run is checked");
-    assert_eq!(results, 61, "stormlog's results, in all");
+    assert_eq!(checked, 36, "every case, preset and extra run is checked");
+    assert_eq!(results, 109, "stormlog's results, in all");
 }
 
 /// A number as Python compares it (`True` is 1, and the config keeps the bool).
