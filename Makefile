@@ -141,14 +141,13 @@ fuzz: rust-tools cargo-fuzz-cli
 
 # ---- mutation testing (not part of `make test`) -----------------------------------
 
-# cargo-mutants over the files whose every rule is parity-critical, with the core's own
-# tests (the scores and the reasons for the survivors are in the README and
-# mutants-equivalent.md). One job: the machines have two cores. Results in mutants.out/.
-# A subset: `make mutants MUTANTS_FILES=crates/core/src/phases.rs`.
+# cargo-mutants over the files whose every rule is parity-critical, each group of files
+# with the core's tests that exercise it (scripts/mutants.sh; the scores and the reasons
+# for the survivors are in the README and mutants-equivalent.md). One job: the machines
+# have two cores. Results in mutants.out/<group>/. A subset: `make mutants
+# MUTANTS_GROUPS=phases` (groups: attribution phases explorer json record).
 CARGO_MUTANTS_VERSION := 25.3.1
-MUTANTS_FILES ?= crates/core/src/attribution/mod.rs crates/core/src/attribution/config.rs \
-                 crates/core/src/phases.rs 'crates/core/src/explorer/*.rs' \
-                 'crates/core/src/json/*.rs' crates/core/src/trace/record.rs
+MUTANTS_GROUPS ?=
 MUTANTS_JOBS ?= 1
 
 cargo-mutants-cli:
@@ -158,11 +157,7 @@ cargo-mutants-cli:
 	fi
 
 mutants: rust-tools cargo-mutants-cli
-	@rc=0; cargo mutants --package shardscope-core --test-package shardscope-core \
-	  --jobs $(MUTANTS_JOBS) $(foreach f,$(MUTANTS_FILES),--file $(f)) || rc=$$?; \
-	for k in caught missed timeout unviable; do \
-	  printf '%-9s %s\n' "$$k" "$$(wc -l < mutants.out/$$k.txt 2>/dev/null || echo 0)"; \
-	done; exit $$rc
+	@MUTANTS_JOBS=$(MUTANTS_JOBS) scripts/mutants.sh $(MUTANTS_GROUPS)
 
 # ---- benchmarks ---------------------------------------------------------------------
 

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Mutation testing of the parity-critical core files (`make mutants`), one group of files
+# at a time, each with the core's tests that exercise it: cargo-mutants builds and runs
+# only those test targets per mutant (a third of the time of the whole suite). A mutant a
+# test outside its group would catch counts as missed, so the scores are a lower bound.
+#
+#   scripts/mutants.sh                 every group
+#   scripts/mutants.sh attribution     one group (attribution, phases, explorer, json, record)
+#   MUTANTS_ARGS=--iterate scripts/mutants.sh attribution
+#                                      only what the last run of the group did not catch
+#
+# Results: mutants.out/<group>/mutants.out/{caught,missed,timeout,unviable}.txt; the
+# per-file table at the end (scripts/mutants_score.py) is what the README quotes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# group | files (cargo-mutants globs) | test targets of shardscope-core
+GROUPS_TABLE='
+attribution|crates/core/src/attribution/mod.rs crates/core/src/attribution/config.rs|--lib --test attribution_edges --test attribution_fixtures --test attribution_props --test tui_artifacts
+phases|crates/core/src/phases.rs|--lib --test attribution_fixtures --test attribution_edges --test tui_artifacts
+explorer|crates/core/src/explorer/*.rs|--lib --test explorer_golden --test explorer_pareto --test explorer_sweep
+json|crates/core/src/json/*.rs|--lib --test trace_loading --test attribution_fixtures --test split_props
+record|crates/core/src/trace/record.rs|--lib --test trace_loading --test attribution_fixtures --test split_props
+'
+
+wanted=("$@")
+jobs=${MUTANTS_JOBS:-1}
+status=0
+while IFS='|' read -r group files tests; do
+  [ -n "$group" ] || continue
+  if [ ${#wanted[@]} -gt 0 ] && [[ ! " ${wanted[*]} " == *" $group "* ]]; then
+    continue
+  fi
+  echo "== $group: $files"
+  file_args=()
+  for f in $files; do file_args+=(--file "$f"); done
+  mkdir -p "mutants.out/$group"
+  # shellcheck disable=SC2086 # the test targets are separate words on purpose
+  cargo mutants --package shardscope-core --test-package shardscope-core --jobs "$jobs" \
+    --output "mutants.out/$group" "${file_args[@]}" ${MUTANTS_ARGS:-} -- $tests || status=$?
+done <<< "$GROUPS_TABLE"
+
+# The per-file scores (survivors listed as equivalent in mutants-equivalent.md excluded).
+python3 scripts/mutants_score.py
+exit $status
