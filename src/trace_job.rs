@@ -158,6 +158,13 @@ impl TraceJob {
             // A missing session is already among the load errors after a load.
             Err(AnalyzeError::Load(e)) if problems.contains(&e) => {}
             Err(AnalyzeError::Load(e)) => problems.push(e),
+            // Clocks that cannot be aligned: a problem of that setting.
+            Err(AnalyzeError::Clocks(e)) => {
+                settings_problem = Some(shardscope_core::attribution::SettingsError {
+                    field: Some("align_clocks".to_string()),
+                    message: e.to_string(),
+                })
+            }
         }
         let session = self.attribution.as_ref().and_then(|a| a.session);
         let mut index_ms = 0.0;

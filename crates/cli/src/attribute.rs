@@ -27,6 +27,10 @@ pub struct AttributeArgs {
     /// Attach the phase each interval happened in.
     #[arg(long)]
     pub phases: bool,
+    /// Beyond stormlog: estimate each rank's clock from the session's collective markers
+    /// (as `shardscope align` does) and attribute on the reference rank's clock.
+    #[arg(long)]
+    pub align_clocks: bool,
     /// Output format (json is stormlog's result list).
     #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Json)]
     pub format: Format,
@@ -46,6 +50,7 @@ pub fn run(args: &AttributeArgs) -> Result<String, CliError> {
         overrides: args.overrides.clone(),
         session_id: args.session_id.clone(),
         phases: args.phases,
+        align_clocks: args.align_clocks,
     };
     let analysis = analyze(&StdFs, &args.paths, &settings, true, &mut |_| {});
     for warning in &analysis.dataset.warnings {
@@ -54,7 +59,16 @@ pub fn run(args: &AttributeArgs) -> Result<String, CliError> {
     if let Some(e) = analysis.first_error_with_preset(&preset) {
         return Err(e.into());
     }
-    let results = analysis.attribution.map(|a| a.results).unwrap_or_default();
+    let attribution = analysis.attribution.ok();
+    if let Some(alignment) = attribution.as_ref().and_then(|a| a.alignment.as_ref()) {
+        let aligned = alignment.aligned().len();
+        eprintln!(
+            "shardscope attribute: beyond stormlog: {aligned} of {} ranks mapped onto rank {}'s clock",
+            alignment.ranks.len(),
+            alignment.reference_rank
+        );
+    }
+    let results = attribution.map(|a| a.results).unwrap_or_default();
     Ok(match args.format {
         Format::Json => export::to_json(&results),
         Format::Table => export::to_table(&results),

@@ -87,6 +87,7 @@ impl From<AnalyzeError> for CliError {
                 field: e.field,
                 ..CliError::default()
             },
+            AnalyzeError::Clocks(e) => CliError::field("align_clocks", e.to_string()),
         }
     }
 }

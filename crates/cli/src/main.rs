@@ -1,6 +1,7 @@
 //! `shardscope`: the native command line over shardscope-core.
 //! Thin adapter: parse arguments (clap), call the core, print, map errors to exit codes.
 
+mod align;
 mod attribute;
 mod error;
 mod explore;
@@ -26,6 +27,8 @@ struct Cli {
 enum Command {
     /// Load stormlog traces and attribute their hidden-memory spikes to collectives.
     Attribute(attribute::AttributeArgs),
+    /// Estimate each rank's clock from the session's collective markers (beyond stormlog).
+    Align(align::AlignArgs),
     /// Sweep every parallelism configuration and print the Pareto frontier.
     Explore(explore::ExploreArgs),
     /// Vary one knob at a time around a baseline configuration.
@@ -49,6 +52,7 @@ impl Command {
     fn name(&self) -> &'static str {
         match self {
             Command::Attribute(_) => "attribute",
+            Command::Align(_) => "align",
             Command::Explore(_) => "explore",
             Command::Sensitivity(_) => "sensitivity",
             Command::Completions { .. } => "completions",
@@ -67,6 +71,10 @@ fn main() -> ExitCode {
         Command::Attribute(a) => {
             let format = a.format;
             (attribute::run(&a), format)
+        }
+        Command::Align(a) => {
+            let format = a.format;
+            (align::run(&a), format)
         }
         Command::Explore(a) => {
             let format = a.settings.format;
@@ -131,7 +139,12 @@ fn argument_error(e: &clap::Error, args: &[OsString]) -> ExitCode {
     let command = args
         .get(1)
         .and_then(|a| a.to_str())
-        .filter(|a| matches!(*a, "attribute" | "explore" | "sensitivity" | "completions"))
+        .filter(|a| {
+            matches!(
+                *a,
+                "attribute" | "align" | "explore" | "sensitivity" | "completions"
+            )
+        })
         .unwrap_or("");
     let format = if wants_json(args) {
         Format::Json

@@ -17,9 +17,11 @@ fn every_subcommand_has_help_listing_every_flag() {
                 "--override",
                 "--session-id",
                 "--phases",
+                "--align-clocks",
                 "--format",
             ],
         ),
+        ("align", &["--session-id", "--reference", "--format"]),
         (
             "explore",
             &[
@@ -74,9 +76,15 @@ fn every_subcommand_has_help_listing_every_flag() {
         );
     }
     let r = run(&["--help"]);
-    assert!(["attribute", "explore", "sensitivity", "completions"]
-        .iter()
-        .all(|c| r.stdout.contains(c)));
+    assert!([
+        "attribute",
+        "align",
+        "explore",
+        "sensitivity",
+        "completions"
+    ]
+    .iter()
+    .all(|c| r.stdout.contains(c)));
 }
 
 #[test]
@@ -112,6 +120,11 @@ fn repeated_or_unknown_options_fail_alike_in_every_subcommand() {
             "baseline",
         ),
         (&["attribute", trace, "--bogus"], "bogus"),
+        (&["align", trace, "--reference", "x"], "reference"),
+        (
+            &["align", trace, "--reference", "0", "--reference", "1"],
+            "reference",
+        ),
         (&["explore", "--bogus"], "bogus"),
         (&["sensitivity", "--all"], "all"),
         (&["attribute", trace, "--format", "yaml"], "format"),

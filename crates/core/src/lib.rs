@@ -14,6 +14,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub mod analysis;
 pub mod attribution;
+pub mod clocks;
 pub mod csv_text;
 pub mod explorer;
 pub mod format;

@@ -59,8 +59,8 @@ fn every_edge_case_matches_stormlog_exactly() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(checked, 36, "every case, preset and extra run is checked");
-    assert_eq!(results, 109, "stormlog's results, in all");
+    assert_eq!(checked, 47, "every case, preset and extra run is checked");
+    assert_eq!(results, 195, "stormlog's results, in all");
 }
 
 /// A number as Python compares it (`True` is 1, and the config keeps the bool).
@@ -95,10 +95,12 @@ fn presets_and_overrides_resolve_as_stormlog_resolves_them() {
                 let config = serde_json::to_value(config).unwrap_or_default();
                 let fields = want.as_object().cloned().unwrap_or_default();
                 fields.len() == 10
-                    && fields.iter().all(|(k, w)| match (number(w), number(&config[k])) {
-                        (Some(w), Some(g)) => w == g,
-                        _ => *w == config[k],
-                    })
+                    && fields
+                        .iter()
+                        .all(|(k, w)| match (number(w), number(&config[k])) {
+                            (Some(w), Some(g)) => w == g,
+                            _ => *w == config[k],
+                        })
             }
             (Err(e), None, Some(want)) => {
                 let message = text(want, "message");
@@ -114,4 +116,29 @@ fn presets_and_overrides_resolve_as_stormlog_resolves_them() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Beyond stormlog: the same run recorded with skewed clocks (0, +180, -250, +40 ms),
+/// attributed with `align_clocks`, gives exactly what the real stormlog gives for the run
+/// recorded with perfect clocks, for every preset (stormlog on the skewed run itself
+/// finds the spikes unsynchronised: likely and suspect instead of confident).
+#[test]
+fn aligned_clocks_attribute_as_stormlog_does_on_perfect_clocks() {
+    use shardscope_core::analysis::AnalyzeSettings;
+    use shardscope_core::attribution::Preset;
+    let root = fixtures();
+    let skewed = root.join("traces/clocks_skewed.json");
+    for preset in Preset::ALL {
+        let settings = AnalyzeSettings {
+            preset,
+            align_clocks: true,
+            ..AnalyzeSettings::default()
+        };
+        let got = common::run_settings(&skewed, &Ok(preset), &settings);
+        let name = format!("clocks_perfect.{}.json", preset.as_str());
+        let want = read_json(&root.join("expected").join(&name));
+        assert_eq!(got.as_ref(), Ok(&want), "{name}");
+        let raw = read_json(&root.join(format!("expected/clocks_skewed.{}.json", preset.as_str())));
+        assert_ne!(want, raw, "{name}: the skew changes stormlog's answer");
+    }
 }

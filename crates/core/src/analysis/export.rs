@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::row::phase_label;
 use crate::attribution::AttributionResult;
+use crate::clocks::Alignment;
 use crate::csv_text::CsvText;
 
 /// `--format json`: stormlog's result list, pretty-printed, with a final newline.
@@ -108,18 +109,25 @@ pub fn to_table(results: &[AttributionResult]) -> String {
         }
         rows.push(row);
     }
-    let columns = rows[0].len();
-    let widths: Vec<usize> = (0..columns)
+    let mut out = columns(&rows, |c| matches!(c, 0..=3 | 5..=10));
+    let _ = writeln!(out, "{} interval(s)", results.len());
+    out
+}
+
+/// Rows as aligned columns two spaces apart (the `numeric` ones right-aligned, the last
+/// one left as it is), one line each.
+fn columns(rows: &[Vec<String>], numeric: impl Fn(usize) -> bool) -> String {
+    let count = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..count)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
-    let numeric = |c: usize| matches!(c, 0..=3 | 5..=10);
     let mut out = String::new();
-    for row in &rows {
+    for row in rows {
         let cells: Vec<String> = row
             .iter()
             .enumerate()
             .map(|(c, cell)| {
-                if c == columns - 1 {
+                if c + 1 == count {
                     cell.clone()
                 } else if numeric(c) {
                     format!("{cell:>w$}", w = widths[c])
@@ -130,6 +138,68 @@ pub fn to_table(results: &[AttributionResult]) -> String {
             .collect();
         let _ = writeln!(out, "{}", cells.join("  ").trim_end());
     }
-    let _ = writeln!(out, "{} interval(s)", results.len());
+    out
+}
+
+/// `shardscope align --format json`: the alignment as CONTRACTS.md §1 ("align") shows
+/// it, pretty-printed, with a final newline.
+pub fn alignment_to_json(a: &Alignment) -> String {
+    let mut text = serde_json::to_string_pretty(a).unwrap_or_else(|_| "{}".to_string());
+    text.push('\n');
+    text
+}
+
+/// The CSV header of [`alignment_to_csv`].
+pub const ALIGNMENT_CSV_HEADER: &str =
+    "rank,status,offset_ns,drift_ppm,matched,residual_ns,reference_rank,epoch_ns";
+
+/// `--format csv`: one line per rank; empty cells where the contract has `null`.
+pub fn alignment_to_csv(a: &Alignment) -> String {
+    let mut out = CsvText::new();
+    out.row(ALIGNMENT_CSV_HEADER.split(','));
+    let text = |v: Option<String>| v.unwrap_or_default();
+    for c in &a.ranks {
+        out.row([
+            c.rank.to_string(),
+            c.status.as_str().to_string(),
+            text(c.offset_ns.map(|v| v.to_string())),
+            text(c.drift_ppm.map(|v| format!("{v:?}"))),
+            c.matched.to_string(),
+            text(c.residual_ns.map(|v| v.to_string())),
+            a.reference_rank.to_string(),
+            a.epoch_ns.to_string(),
+        ]);
+    }
+    out.finish()
+}
+
+/// `--format table`: one line per rank (offsets and residuals in milliseconds).
+pub fn alignment_to_table(a: &Alignment) -> String {
+    let ms = |ns: Option<i64>| ns.map_or("-".to_string(), |v| format!("{:.3}", v as f64 / 1e6));
+    let mut rows: Vec<Vec<String>> = vec![[
+        "rank",
+        "offset_ms",
+        "drift_ppm",
+        "matched",
+        "residual_ms",
+        "status",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for c in &a.ranks {
+        rows.push(vec![
+            c.rank.to_string(),
+            ms(c.offset_ns),
+            c.drift_ppm.map_or("-".to_string(), |v| format!("{v:.3}")),
+            c.matched.to_string(),
+            ms(c.residual_ns),
+            c.status.words().to_string(),
+        ]);
+    }
+    let mut out = format!(
+        "Clocks against rank {} (epoch {} ns; t_rank = t_ref + offset + drift * (t_ref - epoch))\n",
+        a.reference_rank, a.epoch_ns
+    );
+    out.push_str(&columns(&rows, |c| c < 5));
     out
 }

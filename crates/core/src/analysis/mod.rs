@@ -11,6 +11,8 @@
 pub mod export;
 pub mod row;
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 pub use row::{IntervalRow, PhaseLabel};
@@ -18,7 +20,9 @@ pub use row::{IntervalRow, PhaseLabel};
 use crate::attribution::{
     attribute, AttributionConfig, AttributionResult, OverrideValue, Preset, SettingsError,
 };
+use crate::clocks::{estimate, markers_by_rank, Alignment, ClockError};
 use crate::phases::PhaseReplayIndex;
+use crate::trace::event::{Event, Events};
 use crate::trace::{load, Dataset, LoadError, LoadOptions, LoadProgress, TraceFs};
 
 /// Everything that decides an attribution run, as on the command line.
@@ -36,6 +40,10 @@ pub struct AnalyzeSettings {
     /// Attach each interval's phase (`--phases`).
     #[serde(default)]
     pub phases: bool,
+    /// Attribute on the reference rank's clock (`--align-clocks`, beyond stormlog):
+    /// every event of an `aligned` rank is mapped through its estimated clock first.
+    #[serde(default)]
+    pub align_clocks: bool,
 }
 
 impl Default for AnalyzeSettings {
@@ -45,6 +53,7 @@ impl Default for AnalyzeSettings {
             overrides: Vec::new(),
             session_id: None,
             phases: false,
+            align_clocks: false,
         }
     }
 }
@@ -58,6 +67,9 @@ pub enum AnalyzeError {
     /// A file that could not be loaded, or a requested session no file holds.
     #[error("{0}")]
     Load(LoadError),
+    /// Clocks asked to be aligned that cannot be (no markers; a reference without any).
+    #[error("{0}")]
+    Clocks(#[from] ClockError),
 }
 
 /// One attribution run on one session.
@@ -69,6 +81,8 @@ pub struct Attribution {
     pub session: Option<usize>,
     /// stormlog's result list, in its order (rank, then interval start).
     pub results: Vec<AttributionResult>,
+    /// The clocks the events were mapped through (`align_clocks` only).
+    pub alignment: Option<Alignment>,
 }
 
 /// What [`analyze`] found: the dataset (kept for re-attribution and timelines), one
@@ -180,6 +194,17 @@ fn attribute_session(
 ) -> Result<Attribution, AnalyzeError> {
     let config = AttributionConfig::resolve(settings.preset, &settings.overrides)?;
     let events = dataset.session_events(session);
+    let (alignment, mapped) = if settings.align_clocks {
+        let alignment = estimate(&markers_by_rank(&events), None)?;
+        let mapped = on_reference_clock(events, &alignment);
+        (Some(alignment), Some(mapped))
+    } else {
+        (None, None)
+    };
+    let events = match &mapped {
+        Some(list) => Events::new(list, events.sources),
+        None => events,
+    };
     let index = settings
         .phases
         .then(|| PhaseReplayIndex::from_events(events, &dataset.phases));
@@ -188,7 +213,44 @@ fn attribute_session(
         config,
         session,
         results,
+        alignment,
     })
+}
+
+/// The session's events with every `aligned` rank's timestamps on the reference clock
+/// (the others as recorded), in their original order.
+fn on_reference_clock(events: Events<'_>, alignment: &Alignment) -> Vec<Event> {
+    let models: HashMap<i64, (i64, f64)> = alignment
+        .aligned()
+        .into_iter()
+        .map(|(rank, offset, drift)| (rank, (offset, drift)))
+        .collect();
+    events
+        .iter()
+        .map(|(event, source)| {
+            let mut e = *event;
+            if let Some(&model) = models.get(&source.rank) {
+                e.timestamp_ns = alignment.map_with(e.timestamp_ns, model);
+            }
+            e
+        })
+        .collect()
+}
+
+/// The clocks of the session `session_id` selects (else stormlog's default) against
+/// `reference` (else the lowest rank with markers): what `shardscope align` prints.
+pub fn clock_alignment(
+    dataset: &Dataset,
+    session_id: Option<&str>,
+    reference: Option<i64>,
+) -> Result<Alignment, AnalyzeError> {
+    let session = dataset
+        .session_index(session_id)
+        .map_err(AnalyzeError::Load)?;
+    Ok(estimate(
+        &markers_by_rank(&dataset.session_events(session)),
+        reference,
+    )?)
 }
 
 impl Attribution {

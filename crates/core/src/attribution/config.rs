@@ -581,5 +581,21 @@ mod tests {
             OverrideValue::parse_cli("abc"),
             OverrideValue::Text("abc".into())
         );
+        // Rust reads these as floats; JSON has no such numbers, so they stay text (and
+        // stormlog's comparison then fails on a str).
+        for word in ["nan", "inf", "-inf", "infinity", "NaN"] {
+            assert_eq!(
+                OverrideValue::parse_cli(word),
+                OverrideValue::Text(word.into())
+            );
+        }
+        assert_eq!(
+            OverrideValue::parse_cli("1e3"),
+            OverrideValue::Float(1000.0)
+        );
+        assert_eq!(
+            OverrideValue::parse_cli(" "),
+            OverrideValue::Text(" ".into())
+        );
     }
 }

@@ -58,6 +58,7 @@ pub fn resolve(input: &TraceSettingsInput) -> ResolvedTraceSettings {
         overrides,
         session_id: input.session.clone(),
         phases: input.phases,
+        align_clocks: false,
     };
     let settings =
         AttributionConfig::resolve(settings.preset, &settings.overrides).map(|_| settings);

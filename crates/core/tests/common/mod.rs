@@ -46,10 +46,21 @@ pub fn run(
         overrides: overrides.to_vec(),
         session_id: session_id.map(str::to_string),
         phases,
+        align_clocks: false,
     };
+    run_settings(path, &preset, &settings)
+}
+
+/// [`run`] with the settings given whole (`align_clocks` and the rest); `preset` is how
+/// the preset's name read, for the order of errors.
+pub fn run_settings(
+    path: &Path,
+    preset: &Result<Preset, shardscope_core::attribution::SettingsError>,
+    settings: &AnalyzeSettings,
+) -> Result<Value, String> {
     let paths = [path.to_string_lossy().into_owned()];
-    let analysis = analyze(&StdFs, &paths, &settings, true, &mut |_| {});
-    if let Some(e) = analysis.first_error_with_preset(&preset) {
+    let analysis = analyze(&StdFs, &paths, settings, true, &mut |_| {});
+    if let Some(e) = analysis.first_error_with_preset(preset) {
         return Err(e.to_string());
     }
     let results = analysis.attribution.map_err(|e| e.to_string())?.results;
