@@ -111,7 +111,7 @@ e2e: build
 
 CARGO_FUZZ_VERSION := 0.13.2
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := trace_load json_records permalink custom_model custom_machine
+FUZZ_TARGETS := trace_load json_records permalink custom_model custom_machine clock_markers
 
 cargo-fuzz-cli:
 	@if [ "$$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $(CARGO_FUZZ_VERSION)" ]; then \

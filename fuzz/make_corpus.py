@@ -12,6 +12,7 @@ by `SHARDSCOPE_WRITE_SEEDS=1 cargo test -p shardscope-fuzz-targets preset_seeds`
 import gzip  # noqa: F401  (gzip seeds are compressed by the target itself)
 import json
 import pathlib
+import struct
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TRACES = ROOT / "tests/fixtures/attribution/traces"
@@ -117,6 +118,27 @@ def main() -> None:
         "#v=1&view=explore&preset=extreme&o.min_confidence=abc&o.nope=1&ranks=5-3&t=9-1&zzz=1&phases=maybe&%ZZ=1&sel=x",
     ]):
         write("permalink", f"fragment-{i}", fragment.encode())
+
+    # The clock estimator (see clock_markers in crates/fuzz-targets/src/lib.rs for the
+    # layout): three ranks at irregular steps with rank 1's first step 180 ms longer
+    # (a skew), two strictly periodic ranks against reference rank 1, and extremes.
+    def marker(rank: int, value: int, extreme: bool = False) -> bytes:
+        return bytes([rank | (0x80 if extreme else 0)]) + struct.pack("<i", value)
+
+    steps = [300_000, 410_000, 520_000, 330_000, 610_000, 450_000, 380_000, 500_000]
+    seed = bytes([2, 0])
+    for k in range(24):
+        for r in range(3):
+            seed += marker(r, steps[k % len(steps)] + (180_000 if (r == 1 and k == 0) else 0))
+    write("clock_markers", "skewed_three_ranks", seed)
+    seed = bytes([1, 2])
+    for k in range(20):
+        for r in range(2):
+            seed += marker(r, 100_000 + (60_000 if (r == 1 and k == 0) else 0))
+    write("clock_markers", "periodic_two_ranks", seed)
+    seed = bytes([3, 1]) + marker(0, 2**31 - 1, True) + marker(0, -(2**31), True)
+    seed += marker(1, 5) + marker(2, -7) + marker(0, 0) + marker(3, 1, True)
+    write("clock_markers", "extremes", seed)
 
 
 if __name__ == "__main__":

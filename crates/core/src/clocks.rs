@@ -303,7 +303,7 @@ fn rank_clock(
     for t in tracks {
         if distinct
             .iter()
-            .all(|d| (d.centre_ns - t.centre_ns).abs() > 2 * tolerance_ns)
+            .all(|d| d.centre_ns.abs_diff(t.centre_ns) > 2 * tolerance_ns.unsigned_abs())
         {
             distinct.push(t);
         }
@@ -412,9 +412,9 @@ fn same_gaps(a: &[i64], i: usize, b: &[i64], j: usize, within_ns: i64) -> bool {
         return false;
     }
     (0..SIGNATURE_GAPS).all(|k| {
-        let ga = a[i + k + 1] - a[i + k];
-        let gb = b[j + k + 1] - b[j + k];
-        (ga - gb).abs() <= within_ns
+        let ga = a[i + k + 1].saturating_sub(a[i + k]);
+        let gb = b[j + k + 1].saturating_sub(b[j + k]);
+        ga.abs_diff(gb) <= within_ns.unsigned_abs()
     })
 }
 
@@ -423,22 +423,24 @@ fn same_gaps(a: &[i64], i: usize, b: &[i64], j: usize, within_ns: i64) -> bool {
 fn track(own: &[i64], reference: &[i64], start_ns: i64, tolerance_ns: i64) -> Track {
     // Matches as (reference index, rank time, miss); a later rank marker closer to the
     // reference marker just matched (a stray came first) takes it over.
-    let mut matches: Vec<(usize, i64, i64)> = Vec::new();
+    let mut matches: Vec<(usize, i64, u64)> = Vec::new();
     let mut recent: Vec<i64> = Vec::with_capacity(TRACK_WINDOW);
     let mut current = start_ns;
     for &t in own {
-        let expected = t - current;
+        // Saturating: arbitrary (hostile) timestamps must not overflow.
+        let expected = t.saturating_sub(current);
         let first = match matches.last() {
             Some(&(i, _, _)) => i,
             None => 0,
         };
-        let from = first + reference[first..].partition_point(|&r| r < expected - tolerance_ns);
-        let mut best: Option<(usize, i64)> = None;
+        let from = first
+            + reference[first..].partition_point(|&r| r < expected.saturating_sub(tolerance_ns));
+        let mut best: Option<(usize, u64)> = None;
         for (i, &r) in reference.iter().enumerate().skip(from) {
-            if r > expected + tolerance_ns {
+            if r > expected.saturating_add(tolerance_ns) {
                 break;
             }
-            let miss = (r - expected).abs();
+            let miss = r.abs_diff(expected);
             if best.is_none_or(|(_, m)| miss < m) {
                 best = Some((i, miss));
             }
@@ -460,7 +462,7 @@ fn track(own: &[i64], reference: &[i64], start_ns: i64, tolerance_ns: i64) -> Tr
         if recent.len() == TRACK_WINDOW {
             recent.remove(0);
         }
-        recent.push(t - reference[i]);
+        recent.push(t.saturating_sub(reference[i]));
         // Until the window is full, the start offset fills it: a stray matched first
         // cannot pull the track away.
         let mut window = recent.clone();
@@ -469,7 +471,7 @@ fn track(own: &[i64], reference: &[i64], start_ns: i64, tolerance_ns: i64) -> Tr
     }
     let pairs: Vec<(i64, i64)> = matches
         .iter()
-        .map(|&(i, t, _)| (reference[i], t - reference[i]))
+        .map(|&(i, t, _)| (reference[i], t.saturating_sub(reference[i])))
         .collect();
     let diffs: Vec<i64> = pairs.iter().map(|p| p.1).collect();
     Track {
@@ -493,7 +495,7 @@ fn median_i64(values: &[i64]) -> i64 {
         v[n / 2]
     } else {
         // The mean of the middle two, rounded down, without overflow.
-        v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]).div_euclid(2)
+        ((i128::from(v[n / 2 - 1]) + i128::from(v[n / 2])).div_euclid(2)) as i64
     }
 }
 
@@ -512,7 +514,10 @@ fn median_f64(values: &mut [f64]) -> f64 {
 
 /// `(offset_ns, drift_ppm, residual_ns)` of matched pairs `(t_ref, t_rank - t_ref)`.
 fn fit(pairs: &[(i64, i64)], epoch_ns: i64) -> (i64, f64, i64) {
-    let xs: Vec<f64> = pairs.iter().map(|p| (p.0 - epoch_ns) as f64).collect();
+    let xs: Vec<f64> = pairs
+        .iter()
+        .map(|p| (i128::from(p.0) - i128::from(epoch_ns)) as f64)
+        .collect();
     let ys: Vec<f64> = pairs.iter().map(|p| p.1 as f64).collect();
     let constant = median_i64(&pairs.iter().map(|p| p.1).collect::<Vec<_>>());
     let residual_of = |offset: f64, slope: f64| {
@@ -524,8 +529,9 @@ fn fit(pairs: &[(i64, i64)], epoch_ns: i64) -> (i64, f64, i64) {
         median_f64(&mut misfit)
     };
     let constant_residual = residual_of(constant as f64, 0.0);
-    let span = pairs.last().map_or(0, |p| p.0) - pairs.first().map_or(0, |p| p.0);
-    if span >= MIN_DRIFT_SPAN_NS {
+    let span =
+        i128::from(pairs.last().map_or(0, |p| p.0)) - i128::from(pairs.first().map_or(0, |p| p.0));
+    if span >= i128::from(MIN_DRIFT_SPAN_NS) {
         let slope = theil_sen(&xs, &ys);
         let mut intercepts: Vec<f64> = xs.iter().zip(&ys).map(|(x, y)| y - slope * x).collect();
         let offset = median_f64(&mut intercepts);

@@ -15,10 +15,13 @@
 //!   again, must decode to itself.
 //! - [`custom_model`] / [`custom_machine`]: the explorer's custom model and machine
 //!   JSON; what is accepted is swept.
+//! - [`clock_markers`]: the clock estimator on arbitrary marker sets (any count, order,
+//!   duplicates, extreme timestamps); every answer must keep the contract's shape.
 
 use std::io::Write;
 
 use shardscope_core::analysis::{reattribute, AnalyzeSettings};
+use shardscope_core::clocks::{estimate, ClockStatus, MIN_MATCHES};
 use shardscope_core::explorer::{explore, MachineParams, ModelConfig, SweepRequest};
 use shardscope_core::json::Tape;
 use shardscope_core::trace::{load, LoadOptions, LoadOutcome, MemFs};
@@ -214,5 +217,60 @@ pub fn custom_machine(data: &[u8]) {
     };
     if let Ok(model) = ModelConfig::preset("llama3.1-70b") {
         let _ = explore(&model, &machine, &SweepRequest::default(), false);
+    }
+}
+
+/// How the fuzzer's bytes become marker sets: byte 0 gives the rank count (1 to 6),
+/// byte 1 the reference (0: the default, else rank `(b - 1) % count`); then records of 5
+/// bytes, the first choosing the rank (low bits) and how the next 4 (an `i32`) are read:
+/// a step in microseconds after the rank's previous marker, or (high bit) a timestamp
+/// near the ends of the `i64` range.
+pub fn clock_markers(data: &[u8]) {
+    let Some((&count, rest)) = data.split_first() else {
+        return;
+    };
+    let count = 1 + usize::from(count % 6);
+    let Some((&reference, rest)) = rest.split_first() else {
+        return;
+    };
+    let mut markers: Vec<(i64, Vec<i64>)> = (0..count as i64).map(|r| (r, Vec::new())).collect();
+    let mut last = vec![1_700_000_000_000_000_000_i64; count];
+    for record in rest.chunks_exact(5) {
+        let rank = usize::from(record[0]) % count;
+        let value = i32::from_le_bytes([record[1], record[2], record[3], record[4]]);
+        let t = if record[0] & 0x80 != 0 {
+            i64::from(value).saturating_mul(1 << 32)
+        } else {
+            last[rank].saturating_add(i64::from(value) * 1_000)
+        };
+        last[rank] = t;
+        markers[rank].1.push(t);
+    }
+    for (_, m) in &mut markers {
+        m.sort_unstable();
+    }
+    let reference = (reference > 0).then(|| i64::from(reference - 1) % count as i64);
+    let Ok(alignment) = estimate(&markers, reference) else {
+        return;
+    };
+    assert_eq!(alignment.ranks.len(), count);
+    for clock in &alignment.ranks {
+        let known = clock.offset_ns.is_some();
+        match clock.status {
+            ClockStatus::Reference => {
+                assert_eq!(clock.rank, alignment.reference_rank);
+                assert_eq!(clock.offset_ns, Some(0));
+            }
+            ClockStatus::Aligned => {
+                assert!(known && clock.drift_ppm.is_some() && clock.residual_ns.is_some());
+                assert!(clock.matched >= MIN_MATCHES, "{clock:?}");
+            }
+            ClockStatus::TooFewMarkers | ClockStatus::Ambiguous => {
+                assert!(!known && clock.drift_ppm.is_none() && clock.residual_ns.is_none());
+            }
+        }
+        for t in [i64::MIN, -1, 0, 1_700_000_000_000_000_000, i64::MAX] {
+            let _ = alignment.to_reference(clock.rank, t);
+        }
     }
 }

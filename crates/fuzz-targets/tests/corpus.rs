@@ -119,6 +119,11 @@ fn permalink_corpus_and_mutations() {
 }
 
 #[test]
+fn clock_markers_corpus_and_mutations() {
+    replay("clock_markers", shardscope_fuzz_targets::clock_markers, 200);
+}
+
+#[test]
 fn custom_model_corpus_and_mutations() {
     replay("custom_model", shardscope_fuzz_targets::custom_model, 30);
 }
