@@ -40,5 +40,9 @@ echo "==> timeline level of detail: one redraw query (64 ranks x 100k samples, 1
 "$bench" lod --ranks 64 --samples 100000 | tee "$data/lod.txt"
 
 echo
+echo "==> clock alignment: 64 ranks x 10,000 markers (offsets, drift, jitter)"
+"$bench" clocks --ranks 64 --markers 10000 | tee "$data/clocks.txt"
+
+echo
 echo "==> explorer: full sweep, frontier, 10-batch sweep"
 cargo bench --quiet -p shardscope-core --bench explore

@@ -18,6 +18,7 @@
 use serde::{Deserialize, Serialize};
 use shardscope_core::analysis::{AnalyzeSettings, IntervalRow};
 use shardscope_core::attribution::{AttributionConfig, SettingsError};
+use shardscope_core::clocks::Alignment;
 use shardscope_core::explorer::{Evaluation, ExploreReport, SensitivityReport};
 use shardscope_core::trace::ranges::RangeTask;
 use shardscope_core::trace::{LoadError, LoadWarning, SessionStatus};
@@ -75,6 +76,9 @@ pub enum RequestBody {
     Load {
         files: Vec<NamedBlob>,
         settings: AnalyzeSettings,
+        /// Draw the lanes on the reference rank's clock.
+        #[serde(default)]
+        lanes_aligned: bool,
         /// Big JSON files already parsed in ranges by [`RequestBody::ParseRanges`]
         /// (the worker stitches them instead of parsing; any mismatch: it parses).
         #[serde(default)]
@@ -93,7 +97,11 @@ pub enum RequestBody {
     },
     /// Attribute the kept dataset again with other settings (no file is read);
     /// answered by [`ResponseBody::Analyzed`].
-    Reattribute { settings: AnalyzeSettings },
+    Reattribute {
+        settings: AnalyzeSettings,
+        #[serde(default)]
+        lanes_aligned: bool,
+    },
     /// Timeline data for a window of the analysed session ([`ResponseBody::Window`]).
     Window { query: WindowQuery },
     /// The overview strip: the largest gap over `ranks` per column of the whole trace
@@ -202,6 +210,13 @@ pub struct TraceReport {
     /// The settings the rows were made with (`None` when the settings were rejected).
     pub config: Option<AttributionConfig>,
     pub phases: bool,
+    /// Beyond stormlog: the rows were attributed on the reference rank's clock.
+    pub align_clocks: bool,
+    /// The lanes (timeline windows, overview) are on the reference rank's clock.
+    pub lanes_aligned: bool,
+    /// Every rank's clock estimated from the session's collective markers, or why not.
+    pub clocks: Option<Alignment>,
+    pub clocks_problem: Option<String>,
     /// One per file that failed to load (the others are analysed), or a session
     /// that was asked for and not found.
     pub problems: Vec<LoadError>,

@@ -4,8 +4,10 @@
 //! any file again.
 
 use shardscope_core::analysis::{
-    export, load_traces, reattribute, AnalyzeError, AnalyzeSettings, Attribution,
+    export, load_traces, on_reference_clock, reattribute, session_clocks, AnalyzeError,
+    AnalyzeSettings, Attribution,
 };
+use shardscope_core::trace::event::Events;
 use shardscope_core::trace::Dataset;
 use shardscope_core::view::lod::{overview_to_bytes, TimelineIndex, WindowQuery};
 
@@ -71,6 +73,8 @@ pub struct TraceJob {
     /// The timeline index of `attribution`'s session.
     index: TimelineIndex,
     indexed_session: Option<usize>,
+    /// Whether `index` holds the lanes on the reference rank's clock.
+    indexed_aligned: bool,
 }
 
 impl TraceJob {
@@ -80,6 +84,7 @@ impl TraceJob {
         files: &[NamedBlob],
         parsed: Vec<ParsedFile>,
         settings: &AnalyzeSettings,
+        lanes_aligned: bool,
         progress: &mut dyn FnMut(u64, u64, Stage),
     ) -> (TraceJob, TraceReport) {
         let fs = BlobFs::with_parsed(files, parsed);
@@ -122,8 +127,9 @@ impl TraceJob {
             attribution: None,
             index: TimelineIndex::default(),
             indexed_session: None,
+            indexed_aligned: false,
         };
-        let report = job.finish(settings, attribution, attribute_ms);
+        let report = job.finish(settings, attribution, attribute_ms, lanes_aligned);
         (job, report)
     }
 
@@ -131,6 +137,7 @@ impl TraceJob {
     pub fn reattribute(
         &mut self,
         settings: &AnalyzeSettings,
+        lanes_aligned: bool,
         progress: &mut dyn FnMut(u64, u64, Stage),
     ) -> TraceReport {
         progress(0, 0, Stage::Attributing);
@@ -140,7 +147,7 @@ impl TraceJob {
         self.parse_ms = 0.0;
         self.read_ms = 0.0;
         self.stitched_files = 0;
-        self.finish(settings, attribution, ms)
+        self.finish(settings, attribution, ms, lanes_aligned)
     }
 
     /// Keep a new attribution (a rejected one keeps the last good one) and report.
@@ -149,6 +156,7 @@ impl TraceJob {
         settings: &AnalyzeSettings,
         attribution: Result<Attribution, AnalyzeError>,
         attribute_ms: f64,
+        lanes_aligned: bool,
     ) -> TraceReport {
         let mut problems = self.load_errors.clone();
         let mut settings_problem = None;
@@ -167,13 +175,32 @@ impl TraceJob {
             }
         }
         let session = self.attribution.as_ref().and_then(|a| a.session);
+        // The session's clocks, from its collective markers (cheap: markers only).
+        let clocks = session_clocks(&self.dataset.session_events(session));
+        let lanes_aligned = lanes_aligned && clocks.is_ok();
         let mut index_ms = 0.0;
-        if self.indexed_session != session || self.index.ranks.is_empty() {
+        if self.indexed_session != session
+            || self.index.ranks.is_empty()
+            || self.indexed_aligned != lanes_aligned
+        {
             let started = now_ms();
-            self.index = TimelineIndex::build(self.dataset.session_events(session));
+            let events = self.dataset.session_events(session);
+            self.index = match (&clocks, lanes_aligned) {
+                (Ok(alignment), true) => {
+                    let mapped = on_reference_clock(events, alignment);
+                    TimelineIndex::build(Events::new(&mapped, events.sources))
+                }
+                _ => TimelineIndex::build(events),
+            };
             self.indexed_session = session;
+            self.indexed_aligned = lanes_aligned;
             index_ms = now_ms() - started;
         }
+        let align_clocks = settings_problem.is_none()
+            && self
+                .attribution
+                .as_ref()
+                .is_some_and(|a| a.alignment.is_some());
         let rows = self
             .attribution
             .as_ref()
@@ -213,6 +240,10 @@ impl TraceJob {
                 .then(|| self.attribution.as_ref().map(|a| a.config.clone()))
                 .flatten(),
             phases: settings.phases,
+            align_clocks,
+            lanes_aligned,
+            clocks_problem: clocks.as_ref().err().map(|e| e.to_string()),
+            clocks: clocks.ok(),
             rows,
             problems,
             settings_problem,

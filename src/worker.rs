@@ -207,6 +207,7 @@ fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> 
         RequestBody::Load {
             files,
             settings,
+            lanes_aligned,
             parsed,
         } => {
             if files.is_empty() {
@@ -216,7 +217,8 @@ fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> 
             }
             // Drop the old dataset first: two big ones need not coexist.
             JOB.with(|j| j.borrow_mut().take());
-            let (job, report) = TraceJob::load(&files, parsed, &settings, &mut progress);
+            let (job, report) =
+                TraceJob::load(&files, parsed, &settings, lanes_aligned, &mut progress);
             JOB.with(|j| *j.borrow_mut() = Some(job));
             ResponseBody::Analyzed(Box::new(report))
         }
@@ -225,10 +227,15 @@ fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> 
         },
         // Answered by `parse_ranges_async` (see `handle_message`).
         RequestBody::ParseRanges { .. } => ResponseBody::RangesParsed { complete: false },
-        RequestBody::Reattribute { settings } => JOB.with(|j| match j.borrow_mut().as_mut() {
-            Some(job) => {
-                ResponseBody::Analyzed(Box::new(job.reattribute(&settings, &mut progress)))
-            }
+        RequestBody::Reattribute {
+            settings,
+            lanes_aligned,
+        } => JOB.with(|j| match j.borrow_mut().as_mut() {
+            Some(job) => ResponseBody::Analyzed(Box::new(job.reattribute(
+                &settings,
+                lanes_aligned,
+                &mut progress,
+            ))),
             None => no_trace(),
         }),
         RequestBody::Window { query } => JOB.with(|j| match j.borrow().as_ref() {

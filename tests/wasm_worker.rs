@@ -324,6 +324,7 @@ fn load_request_matches_stormlog_on_a_fixture() {
     let (report, responses) = analyzed(
         11,
         RequestBody::Load {
+            lanes_aligned: false,
             files: vec![named("sync_markers_type.json", trace)],
             settings: settings(Preset::Medium),
             parsed: Vec::new(),
@@ -379,6 +380,7 @@ fn kept_dataset_answers_reattribution_windows_and_exports() {
     let (loaded, _) = analyzed(
         20,
         RequestBody::Load {
+            lanes_aligned: false,
             files: vec![named("preset_gap_thresholds.json", trace)],
             settings: settings(Preset::Medium),
             parsed: Vec::new(),
@@ -389,6 +391,7 @@ fn kept_dataset_answers_reattribution_windows_and_exports() {
         let (again, responses) = analyzed(
             21,
             RequestBody::Reattribute {
+                lanes_aligned: false,
                 settings: settings(preset),
             },
         );
@@ -407,6 +410,7 @@ fn kept_dataset_answers_reattribution_windows_and_exports() {
     let (rejected, _) = analyzed(
         22,
         RequestBody::Reattribute {
+            lanes_aligned: false,
             settings: AnalyzeSettings {
                 overrides: vec![(
                     "min_confidence".into(),
@@ -469,6 +473,7 @@ fn load_request_keeps_good_files_beside_a_bad_one() {
     let (report, _) = analyzed(
         12,
         RequestBody::Load {
+            lanes_aligned: false,
             files: vec![
                 named("rank0_events.json", good),
                 named("broken.json", b"[1, 2"),

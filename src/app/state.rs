@@ -151,6 +151,10 @@ pub struct TraceSettings {
     /// Override field → the text in its input (empty: the preset's value).
     pub overrides: RwSignal<BTreeMap<String, String>>,
     pub phases: RwSignal<bool>,
+    /// Beyond stormlog: attribute on the reference rank's clock.
+    pub align_clocks: RwSignal<bool>,
+    /// Draw the lanes on the reference rank's clock.
+    pub align_lanes: RwSignal<bool>,
     /// `None`: stormlog's default session.
     pub session: RwSignal<Option<String>>,
     /// The rank filter as typed (`all`, `0,2,4-7`).
@@ -163,6 +167,8 @@ impl TraceSettings {
             preset: RwSignal::new(link.preset),
             overrides: RwSignal::new(link.overrides.iter().cloned().collect()),
             phases: RwSignal::new(link.phases),
+            align_clocks: RwSignal::new(link.align_clocks),
+            align_lanes: RwSignal::new(link.align_lanes),
             session: RwSignal::new(link.session.clone()),
             ranks: RwSignal::new(link.ranks.clone()),
         }
@@ -175,7 +181,14 @@ impl TraceSettings {
             overrides: self.overrides.get(),
             phases: self.phases.get(),
             session: self.session.get(),
+            align_clocks: self.align_clocks.get(),
+            align_lanes: self.align_lanes.get(),
         })
+    }
+
+    /// Whether the worker should draw the lanes on the reference clock.
+    pub fn lanes_aligned(&self) -> bool {
+        self.resolved().lanes_aligned
     }
 
     /// stormlog's message for each override that it would reject.
@@ -278,6 +291,8 @@ impl TraceState {
                 .filter(|(_, v)| !v.trim().is_empty())
                 .collect(),
             phases: s.phases.get(),
+            align_clocks: s.align_clocks.get(),
+            align_lanes: s.align_lanes.get(),
             session: s.session.get(),
             ranks: s.ranks.get(),
             window: self.window.get(),

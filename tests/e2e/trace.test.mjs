@@ -248,6 +248,48 @@ export const tests = [
     },
   },
   {
+    name: 'clocks: the panel lists each rank\'s estimated clock; attributing on aligned clocks equals the CLI and says so',
+    async run({ page, baseUrl }) {
+      await open(page, baseUrl);
+      const file = path.join(ROOT, 'tests/fixtures/attribution_edges/traces/clocks_skewed.json');
+      await pick(page, file);
+      const panel = byTestId(page, 'clock-panel');
+      assert.equal(await panel.count(), 1);
+      const rows = byTestId(page, 'clock-row');
+      const read = async () => rows.evaluateAll((trs) => trs.map((tr) => [
+        tr.getAttribute('data-rank'), tr.getAttribute('data-status'), tr.getAttribute('data-offset-ns')]));
+      // The same numbers as `shardscope align`.
+      const want = JSON.parse(cli(['align', file]).toString()).ranks
+        .map((r) => [String(r.rank), r.status, r.offset_ns === null ? '' : String(r.offset_ns)]);
+      assert.deepEqual(await read(), want);
+      assert.deepEqual(want.map((r) => r[2]), ['0', '180000000', '-250000000', '40000000']);
+      assert.match(await panel.innerText(), /3 of 3 ranks aligned to rank 0 · largest offset 250\.000 ms/);
+      // Raw clocks: stormlog's answer (nothing confident: the skew breaks the synchrony).
+      const classes = async () => page.locator('[data-testid="attribution-row"]')
+        .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-classification')));
+      assert.ok(!(await classes()).includes('collective_confident'));
+      assert.equal(await byTestId(page, 'aligned-results-mark').count(), 0);
+      await change(page, () => byTestId(page, 'align-attribute-toggle').check());
+      assert.deepEqual([...new Set(await classes())], ['collective_confident']);
+      assert.match(await byTestId(page, 'trace-status').innerText(), /on aligned clocks \(beyond stormlog\)/);
+      assert.equal(await byTestId(page, 'aligned-results-mark').count(), 1);
+      assert.equal(await byTestId(page, 'align-toggle').isChecked(), true, 'aligned results draw aligned lanes');
+      assert.equal(await byTestId(page, 'align-toggle').isDisabled(), true);
+      await page.waitForFunction(() => location.hash.includes('clocks=aligned'));
+      for (const [id, format] of [['export-json', 'json'], ['export-csv', 'csv']]) {
+        const [download] = await Promise.all([page.waitForEvent('download'), byTestId(page, id).click()]);
+        assert.equal(download.suggestedFilename(), `shardscope-attribution-medium-aligned-clocks.${format}`);
+        const got = readFileSync(await download.path()).toString();
+        assert.equal(got, cli(['attribute', file, '--align-clocks', '--format', format]).toString(), `${id} equals attribute --align-clocks`);
+      }
+      // Lanes alone: the results are stormlog's again, the lanes stay aligned.
+      await change(page, () => byTestId(page, 'align-attribute-toggle').uncheck());
+      await change(page, () => byTestId(page, 'align-toggle').check());
+      assert.ok(!(await classes()).includes('collective_confident'));
+      await page.waitForFunction(() => location.hash.includes('lanes=aligned') && !location.hash.includes('clocks='));
+    },
+  },
+  {
     name: 'a permalink restores every setting, the window and the selection in a fresh profile',
     async run({ page, baseUrl, freshPage }) {
       await open(page, baseUrl);

@@ -8,6 +8,10 @@
 //!   the process's peak RSS (Linux `VmHWM`). Big files are parsed by two worker
 //!   threads unless `--sequential`.
 //!
+//! - `lod` times one timeline redraw query; `clocks [--ranks N] [--markers N]` times the
+//!   clock estimator on generated markers (irregular collectives, each rank skewed,
+//!   jittered, with drift; default 64 ranks x 10,000 markers).
+//!
 //! Timing lives here, in a benchmark binary, never in unit tests.
 
 use std::io::BufWriter;
@@ -38,13 +42,14 @@ fn main() -> ExitCode {
             }
         }
         (Some("lod"), _) => bench_lod(flag("--ranks", 64), flag("--samples", 100_000)),
+        (Some("clocks"), _) => bench_clocks(flag("--ranks", 64), flag("--markers", 10_000)),
         (Some("trace"), Some(path)) => bench_trace(
             path,
             flag("--runs", 5) as usize,
             !args.iter().any(|a| a == "--sequential"),
         ),
         _ => {
-            eprintln!("usage: shardscope-bench gen-trace FILE [--ranks N] [--samples N] | trace FILE [--runs N] [--sequential] | lod [--ranks N] [--samples N]");
+            eprintln!("usage: shardscope-bench gen-trace FILE [--ranks N] [--samples N] | trace FILE [--runs N] [--sequential] | lod [--ranks N] [--samples N] | clocks [--ranks N] [--markers N]");
             ExitCode::from(2)
         }
     }
@@ -62,6 +67,59 @@ fn gen_trace(path: &str, ranks: u64, samples: u64) -> std::io::Result<()> {
 /// The timeline's level-of-detail query (what the worker answers per redraw) on
 /// `ranks` × `samples` synthetic samples: index build time, then the median time of a
 /// 1,200-column query of all ranks for the whole trace and for windows down to 0.1 %.
+fn bench_clocks(ranks: u64, markers: u64) -> ExitCode {
+    use shardscope_core::clocks::{estimate, ClockStatus};
+    let mut rng = Rng(0xc10c_c10c);
+    let mut t = 1_700_000_000_000_000_000_i64;
+    let truth: Vec<i64> = (0..markers)
+        .map(|_| {
+            t += 30_000_000 + rng.below(40_000_000) as i64;
+            t
+        })
+        .collect();
+    let epoch = truth[0];
+    let sets: Vec<(i64, Vec<i64>)> = (0..ranks as i64)
+        .map(|rank| {
+            let offset = (rank - ranks as i64 / 2) * 7_000_000;
+            let drift_ppm = (rank % 5) as f64 * 10.0 - 20.0;
+            let own = truth
+                .iter()
+                .map(|&t| {
+                    let drift = (drift_ppm * 1e-6 * (t - epoch) as f64) as i64;
+                    t + offset + drift + rng.below(200_000) as i64 - 100_000
+                })
+                .collect();
+            (rank, own)
+        })
+        .collect();
+    let mut times: Vec<f64> = (0..5)
+        .map(|_| {
+            let t0 = Instant::now();
+            let a = estimate(&sets, None);
+            let ms = t0.elapsed().as_secs_f64() * 1e3;
+            if let Ok(a) = &a {
+                std::hint::black_box(a.ranks.len());
+            }
+            ms
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let aligned = estimate(&sets, None).map_or(0, |a| {
+        a.ranks
+            .iter()
+            .filter(|c| c.status == ClockStatus::Aligned)
+            .count()
+    });
+    println!(
+        "clocks: {ranks} ranks × {markers} markers: estimated in {:.0} ms (median of 5; {:.0}–{:.0}); {aligned} of {} ranks aligned",
+        times[2],
+        times[0],
+        times[4],
+        ranks.saturating_sub(1)
+    );
+    ExitCode::SUCCESS
+}
+
 fn bench_lod(ranks: u64, samples: u64) -> ExitCode {
     use shardscope_core::view::lod::{RankSeries, TimelineIndex, WindowQuery};
     const STEP_NS: i64 = 100_000_000;

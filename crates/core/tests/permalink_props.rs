@@ -38,7 +38,7 @@ fn trace_link() -> impl Strategy<Value = TraceLink> {
         prop_oneof![Just(Preset::Low), Just(Preset::Medium), Just(Preset::High)],
         prop::sample::subsequence(OVERRIDE_FIELDS.to_vec(), 0..4),
         prop::collection::vec(-1.0e6f64..1.0e9, 4),
-        any::<bool>(),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
         prop::option::of(name()),
         rank_filter(),
         prop::option::of((0i64..i64::MAX / 2, 1i64..i64::MAX / 2)),
@@ -46,7 +46,17 @@ fn trace_link() -> impl Strategy<Value = TraceLink> {
         prop::collection::vec(name(), 0..4),
     )
         .prop_map(
-            |(preset, fields, values, phases, session, ranks, window, selected, files)| TraceLink {
+            |(
+                preset,
+                fields,
+                values,
+                (phases, align_clocks, align_lanes),
+                session,
+                ranks,
+                window,
+                selected,
+                files,
+            )| TraceLink {
                 preset,
                 overrides: fields
                     .into_iter()
@@ -54,6 +64,8 @@ fn trace_link() -> impl Strategy<Value = TraceLink> {
                     .map(|(f, v)| (f.to_string(), format!("{v}")))
                     .collect(),
                 phases,
+                align_clocks,
+                align_lanes,
                 session,
                 ranks,
                 window: window.map(|(a, len)| TimeWindow::new(a, a + len)),

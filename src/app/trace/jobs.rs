@@ -7,6 +7,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use shardscope_core::view::clocks::export_file_name;
 use shardscope_core::view::lod::{overview_from_bytes, WindowData, WindowQuery};
 
 use super::super::download::save_text;
@@ -221,6 +222,7 @@ impl LoadJob {
         let request = RequestBody::Load {
             files,
             settings,
+            lanes_aligned: state.trace.settings.lanes_aligned(),
             parsed,
         };
         client.request(request, move |response| {
@@ -383,7 +385,12 @@ pub fn rerun(state: AppState, workers: WorkersHandle) {
     trace.phase.set(Phase::Loading);
     trace.progress.set(Progress::default());
     let started = now_ms();
-    client.request(RequestBody::Reattribute { settings }, move |response| {
+    let lanes_aligned = trace.settings.lanes_aligned();
+    let request = RequestBody::Reattribute {
+        settings,
+        lanes_aligned,
+    };
+    client.request(request, move |response| {
         if !workers.with_value(|w| w.run_generation.get() == generation) {
             return;
         }
@@ -504,11 +511,10 @@ pub fn export(state: AppState, workers: WorkersHandle, format: ExportFormat) {
     };
     let trace = state.trace;
     let preset = trace.settings.preset.get_untracked();
-    let name = format!(
-        "shardscope-attribution-{}.{}",
-        preset.as_str(),
-        format.extension()
-    );
+    let aligned = trace
+        .report
+        .with_untracked(|r| r.as_ref().is_some_and(|r| r.align_clocks));
+    let name = export_file_name(preset.as_str(), aligned, format.extension());
     client.request(
         RequestBody::Export { format },
         move |response| match response {

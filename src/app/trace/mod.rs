@@ -7,6 +7,7 @@
 //! [`detail`] (the selected interval), [`table`] (results and per-rank summary).
 
 pub mod attribution_settings;
+pub mod clocks;
 pub mod detail;
 pub mod input;
 pub mod jobs;
@@ -24,6 +25,7 @@ use super::state::{AppState, Phase, Problem, View};
 use super::tasks::Later;
 use super::workers::WorkersHandle;
 use attribution_settings::TraceSettingsPanel;
+use clocks::ClocksPanel;
 use detail::IntervalDetail;
 use input::{take_drop, walk_entries, Dropped};
 use jobs::load_files;
@@ -181,6 +183,9 @@ pub fn TraceView() -> impl IntoView {
                 <TraceStatus />
                 <Later>
                     <TraceSettingsPanel />
+                    <Show when=loaded>
+                        <ClocksPanel />
+                    </Show>
                     <TraceExports />
                 </Later>
             </aside>

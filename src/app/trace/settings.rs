@@ -217,6 +217,7 @@ fn StatusLine() -> impl IntoView {
                 intervals: r.rows.len(),
                 parse_ms: r.parse_ms,
                 attribute_ms: r.attribute_ms,
+                aligned: r.align_clocks,
             }
             .text(),
             None => "Done.".to_string(),

@@ -5,6 +5,7 @@ use leptos::ev::{KeyboardEvent, MouseEvent};
 use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::attribution::Classification;
+use shardscope_core::view::clocks::BEYOND_STORMLOG;
 use shardscope_core::view::format::format_bytes;
 use shardscope_core::view::table::{
     count_caption, rows_html, step_selection, table_order, SortKey, TableQuery,
@@ -73,12 +74,21 @@ pub fn ResultsTable() -> impl IntoView {
             .report
             .with(|r| r.as_ref().map_or(0, |r| r.rows.len()))
     });
+    let aligned = move || {
+        trace
+            .report
+            .with(|r| r.as_ref().is_some_and(|r| r.align_clocks))
+    };
     view! {
         <section class="results card" aria-labelledby="results-title">
             <div class="results-head">
                 <h3 id="results-title">
                     <span data-testid="attribution-count">{move || order.with(Vec::len)}</span>
                     {move || count_caption(order.with(Vec::len), total.get())}
+                    <Show when=aligned>
+                        " "
+                        <span class="badge beyond" data-testid="aligned-results-mark">{BEYOND_STORMLOG}</span>
+                    </Show>
                 </h3>
                 <fieldset class="chips">
                     <legend class="visually-hidden">"Show classifications"</legend>

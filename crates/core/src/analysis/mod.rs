@@ -219,7 +219,7 @@ fn attribute_session(
 
 /// The session's events with every `aligned` rank's timestamps on the reference clock
 /// (the others as recorded), in their original order.
-fn on_reference_clock(events: Events<'_>, alignment: &Alignment) -> Vec<Event> {
+pub fn on_reference_clock(events: Events<'_>, alignment: &Alignment) -> Vec<Event> {
     let models: HashMap<i64, (i64, f64)> = alignment
         .aligned()
         .into_iter()
@@ -235,6 +235,11 @@ fn on_reference_clock(events: Events<'_>, alignment: &Alignment) -> Vec<Event> {
             e
         })
         .collect()
+}
+
+/// The clocks of a session's ranks against the lowest rank with markers.
+pub fn session_clocks(events: &Events<'_>) -> Result<Alignment, ClockError> {
+    estimate(&markers_by_rank(events), None)
 }
 
 /// The clocks of the session `session_id` selects (else stormlog's default) against

@@ -7,6 +7,7 @@
 
 pub mod all_configs;
 pub mod charts;
+pub mod clocks;
 pub mod config_detail;
 pub mod custom;
 pub mod explain;

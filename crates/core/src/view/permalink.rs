@@ -1,6 +1,6 @@
 //! Permalinks: the page's settings in its URL fragment, never its data.
 //!
-//! `#v=1&view=trace&preset=high&o.min_confidence=0.7&phases=1&ranks=0,2,4-7&t=START-END`
+//! `#v=1&view=trace&preset=high&o.min_confidence=0.7&phases=1&clocks=aligned&ranks=0,2,4-7&t=START-END`
 //! — readable keys people can edit, a version key, only values that differ from the
 //! defaults. Decoding is forgiving: unknown keys and bad values are dropped and listed
 //! (the page shows one notice), everything else is kept. Decoding never fails.
@@ -59,6 +59,10 @@ pub struct TraceLink {
     /// Override fields and the text typed for them (numbers, validated on use).
     pub overrides: Vec<(String, String)>,
     pub phases: bool,
+    /// Beyond stormlog: attribute on the reference rank's clock (`clocks=aligned`).
+    pub align_clocks: bool,
+    /// Draw the lanes on the reference rank's clock (`lanes=aligned`).
+    pub align_lanes: bool,
     /// A session other than stormlog's default.
     pub session: Option<String>,
     /// The rank filter text (`0,2,4-7`); empty = all ranks.
@@ -77,6 +81,8 @@ impl Default for TraceLink {
             preset: Preset::Medium,
             overrides: Vec::new(),
             phases: false,
+            align_clocks: false,
+            align_lanes: false,
             session: None,
             ranks: String::new(),
             window: None,
@@ -198,6 +204,12 @@ impl Link {
         }
         if t.phases {
             parts.push("phases=1".to_string());
+        }
+        if t.align_clocks {
+            parts.push("clocks=aligned".to_string());
+        }
+        if t.align_lanes {
+            parts.push("lanes=aligned".to_string());
         }
         if let Some(session) = &t.session {
             parts.push(format!("session={}", encode_component(session)));
@@ -412,6 +424,19 @@ impl Link {
             "preset" => Preset::parse(value)
                 .map(|p| t.preset = p)
                 .map_err(|_| "unknown preset"),
+            "clocks" | "lanes" => {
+                let aligned = match value {
+                    "aligned" => true,
+                    "raw" => false,
+                    _ => return Err("not aligned or raw"),
+                };
+                if key == "clocks" {
+                    t.align_clocks = aligned;
+                } else {
+                    t.align_lanes = aligned;
+                }
+                Ok(())
+            }
             "phases" => match value {
                 "1" | "true" | "on" => {
                     t.phases = true;
@@ -548,6 +573,8 @@ mod tests {
                     ("min_gap_bytes".into(), "134217728".into()),
                 ],
                 phases: true,
+                align_clocks: true,
+                align_lanes: true,
                 session: Some("sess B&co".into()),
                 ranks: "0,2,4-7".into(),
                 window: Some(TimeWindow::new(
@@ -568,11 +595,18 @@ mod tests {
         assert_eq!(
             fragment,
             "#v=1&view=trace&preset=high&o.min_confidence=0.7&o.min_gap_bytes=134217728\
-             &phases=1&session=sess%20B%26co&ranks=0,2,4-7\
+             &phases=1&clocks=aligned&lanes=aligned&session=sess%20B%26co&ranks=0,2,4-7\
              &t=1700000001000000000-1700000003500000000&sel=3:1700000001880000000\
              &files=rank0_events.json,odd%2Cname%231.json"
         );
         assert_eq!(Link::parse(&fragment), (link, vec![]));
+        let (raw, dropped) = Link::parse("#v=1&clocks=raw&lanes=skewed");
+        assert!(!raw.trace.align_clocks && !raw.trace.align_lanes);
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(
+            (dropped[0].key.as_str(), dropped[0].reason),
+            ("lanes", "not aligned or raw")
+        );
         assert_eq!(
             Link::parse(&Link::default().fragment()),
             (Link::default(), vec![])

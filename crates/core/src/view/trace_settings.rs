@@ -16,6 +16,10 @@ pub struct TraceSettingsInput {
     pub phases: bool,
     /// `None`: stormlog's default session.
     pub session: Option<String>,
+    /// Beyond stormlog: attribute on the reference rank's clock.
+    pub align_clocks: bool,
+    /// Draw the lanes on the reference rank's clock.
+    pub align_lanes: bool,
 }
 
 /// What the inputs resolve to.
@@ -27,6 +31,9 @@ pub struct ResolvedTraceSettings {
     /// stormlog's message for each override it would reject, each checked alone against
     /// the preset, so every input shows its own problem.
     pub field_errors: BTreeMap<String, SettingsError>,
+    /// Whether the worker draws the lanes on the reference clock: when asked, and
+    /// always when the attribution is on it (its intervals are on that clock).
+    pub lanes_aligned: bool,
 }
 
 /// The overrides as values for the core, in the table's order; empty inputs and
@@ -58,13 +65,14 @@ pub fn resolve(input: &TraceSettingsInput) -> ResolvedTraceSettings {
         overrides,
         session_id: input.session.clone(),
         phases: input.phases,
-        align_clocks: false,
+        align_clocks: input.align_clocks,
     };
     let settings =
         AttributionConfig::resolve(settings.preset, &settings.overrides).map(|_| settings);
     ResolvedTraceSettings {
         settings,
         field_errors,
+        lanes_aligned: input.align_lanes || input.align_clocks,
     }
 }
 
@@ -81,7 +89,23 @@ mod tests {
                 .collect(),
             phases: true,
             session: Some("s1".to_string()),
+            ..TraceSettingsInput::default()
         }
+    }
+
+    #[test]
+    fn aligned_attribution_draws_aligned_lanes() {
+        let on = |align_clocks, align_lanes| {
+            let r = resolve(&TraceSettingsInput {
+                align_clocks,
+                align_lanes,
+                ..TraceSettingsInput::default()
+            });
+            (r.settings.map(|s| s.align_clocks).ok(), r.lanes_aligned)
+        };
+        assert_eq!(on(false, false), (Some(false), false));
+        assert_eq!(on(false, true), (Some(false), true));
+        assert_eq!(on(true, false), (Some(true), true));
     }
 
     #[test]

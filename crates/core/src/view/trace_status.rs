@@ -59,10 +59,13 @@ pub struct RunSummary {
     pub intervals: usize,
     pub parse_ms: f64,
     pub attribute_ms: f64,
+    /// Attributed on aligned clocks (beyond stormlog).
+    pub aligned: bool,
 }
 
 impl RunSummary {
-    /// `1,204 events from 2 files · 3 intervals · parsed in 12 ms · attributed in 1 ms`.
+    /// `1,204 events from 2 files · 3 intervals · parsed in 12 ms · attributed in 1 ms`,
+    /// then ` · on aligned clocks (beyond stormlog)` when it was.
     pub fn text(&self) -> String {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         format!(
@@ -74,7 +77,15 @@ impl RunSummary {
             plural(self.intervals),
             self.parse_ms,
             self.attribute_ms
-        )
+        ) + &self.aligned_note()
+    }
+
+    fn aligned_note(&self) -> String {
+        if self.aligned {
+            format!(" · {}", super::clocks::BEYOND_STORMLOG)
+        } else {
+            String::new()
+        }
     }
 }
 
@@ -124,11 +135,19 @@ mod tests {
             intervals: 1,
             parse_ms: 12.4,
             attribute_ms: 0.6,
+            aligned: false,
         };
         assert_eq!(
             one.text(),
             "7 events from 1 file · 1 interval · parsed in 12 ms · attributed in 1 ms"
         );
+        let aligned = RunSummary {
+            aligned: true,
+            ..one
+        };
+        assert!(aligned
+            .text()
+            .ends_with(" · attributed in 1 ms · on aligned clocks (beyond stormlog)"));
         let many = RunSummary {
             files: 2,
             intervals: 0,
