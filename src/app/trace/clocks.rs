@@ -80,9 +80,7 @@ pub fn ClocksPanel() -> impl IntoView {
                                 <th scope="col" class="num">"Rank"</th>
                                 <th scope="col" class="num" title="t_rank − t_ref at the epoch, milliseconds">"Offset ms"</th>
                                 <th scope="col" class="num" title="parts per million">"Drift ppm"</th>
-                                <th scope="col" class="num" title="markers matched to the reference's">"Match"</th>
-                                <th scope="col" class="num" title="median absolute misfit, milliseconds">"Resid. ms"</th>
-                                <th scope="col">"Status"</th>
+                                <th scope="col" title="markers matched to the reference's · median absolute misfit">"Status"</th>
                             </tr>
                         </thead>
                         <tbody>
@@ -107,9 +105,10 @@ fn clock_row(r: ClockRow) -> impl IntoView {
             <td class="num">{r.rank}</td>
             <td class="num">{r.offset}</td>
             <td class="num">{r.drift}</td>
-            <td class="num">{r.matched}</td>
-            <td class="num">{r.residual}</td>
-            <td>{r.words}</td>
+            <td>
+                {r.words}
+                <span class="clock-fit">{r.fit}</span>
+            </td>
         </tr>
     }
 }

@@ -24,6 +24,8 @@ pub struct ClockRow {
     pub matched: usize,
     /// `0.830` (milliseconds), or `–`.
     pub residual: String,
+    /// `39 matched · ±0.830 ms`, or `1 matched` when no fit was made.
+    pub fit: String,
 }
 
 const UNKNOWN: &str = "–";
@@ -51,6 +53,10 @@ pub fn clock_rows(a: &Alignment) -> Vec<ClockRow> {
             drift: c.drift_ppm.map_or(UNKNOWN.to_string(), plain_decimal),
             matched: c.matched,
             residual: c.residual_ns.map_or(UNKNOWN.to_string(), ms),
+            fit: match c.residual_ns {
+                Some(ns) => format!("{} matched · ±{} ms", c.matched, ms(ns)),
+                None => format!("{} matched", c.matched),
+            },
         })
         .collect()
 }
@@ -133,6 +139,8 @@ mod tests {
         assert_eq!(rows[1].offset_ns, "-212340000");
         assert_eq!(rows[1].drift, "12.5");
         assert_eq!(rows[1].residual, "0.830");
+        assert_eq!(rows[1].fit, "39 matched · ±0.830 ms");
+        assert_eq!(rows[3].fit, "39 matched");
         assert_eq!(
             (
                 rows[3].status,
