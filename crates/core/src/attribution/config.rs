@@ -597,5 +597,15 @@ mod tests {
             OverrideValue::parse_cli(" "),
             OverrideValue::Text(" ".into())
         );
+        // JSON's literals, trimmed; anything else spelt like them is text.
+        for (text, want) in [
+            ("null", OverrideValue::Null),
+            (" true", OverrideValue::Bool(true)),
+            ("false ", OverrideValue::Bool(false)),
+            ("True", OverrideValue::Text("True".into())),
+            ("\"null\"", OverrideValue::Text("null".into())),
+        ] {
+            assert_eq!(OverrideValue::parse_cli(text), want, "{text}");
+        }
     }
 }
