@@ -1,8 +1,9 @@
 //! `shardscope attribute`: load traces, run stormlog's collective attribution, print.
 
 use clap::Args;
-use shardscope_core::analysis::{analyze, export, AnalyzeSettings};
+use shardscope_core::analysis::{analyze, export, Analysis, AnalyzeSettings, Attribution};
 use shardscope_core::attribution::{OverrideValue, Preset};
+use shardscope_core::trace::Dataset;
 use shardscope_core::trace::StdFs;
 
 use crate::error::CliError;
@@ -15,6 +16,16 @@ pub struct AttributeArgs {
     /// combined like stormlog's TUI (per-rank files sharing a job_id become one session).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<String>,
+    #[command(flatten)]
+    pub options: AttributeOptions,
+    /// Output format (json is stormlog's result list).
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Json)]
+    pub format: Format,
+}
+
+/// How a run is attributed: stormlog's options and ours (`attribute`, `compare`).
+#[derive(Args)]
+pub struct AttributeOptions {
     /// stormlog's sensitivity preset: low, medium or high (trimmed, any case).
     #[arg(long, value_name = "PRESET", default_value = "medium")]
     pub preset: String,
@@ -31,9 +42,6 @@ pub struct AttributeArgs {
     /// (as `shardscope align` does) and attribute on the reference rank's clock.
     #[arg(long)]
     pub align_clocks: bool,
-    /// Output format (json is stormlog's result list).
-    #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Json)]
-    pub format: Format,
 }
 
 fn parse_override(text: &str) -> Result<(String, OverrideValue), String> {
@@ -43,32 +51,48 @@ fn parse_override(text: &str) -> Result<(String, OverrideValue), String> {
     }
 }
 
-pub fn run(args: &AttributeArgs) -> Result<String, CliError> {
-    let preset = Preset::parse(&args.preset);
+/// A run loaded and attributed with `options`, the warnings printed as `who`'s (e.g.
+/// `shardscope compare: run A`), or the first error in the order stormlog would raise it.
+pub fn attribute_run(
+    who: &str,
+    paths: &[String],
+    options: &AttributeOptions,
+) -> Result<(Dataset, Attribution), CliError> {
+    let preset = Preset::parse(&options.preset);
     let settings = AnalyzeSettings {
         preset: preset.clone().unwrap_or_default(),
-        overrides: args.overrides.clone(),
-        session_id: args.session_id.clone(),
-        phases: args.phases,
-        align_clocks: args.align_clocks,
+        overrides: options.overrides.clone(),
+        session_id: options.session_id.clone(),
+        phases: options.phases,
+        align_clocks: options.align_clocks,
     };
-    let analysis = analyze(&StdFs, &args.paths, &settings, true, &mut |_| {});
+    let analysis = analyze(&StdFs, paths, &settings, true, &mut |_| {});
     for warning in &analysis.dataset.warnings {
-        eprintln!("shardscope attribute: warning: {}", warning.message);
+        eprintln!("{who}: warning: {}", warning.message);
     }
     if let Some(e) = analysis.first_error_with_preset(&preset) {
         return Err(e.into());
     }
-    let attribution = analysis.attribution.ok();
-    if let Some(alignment) = attribution.as_ref().and_then(|a| a.alignment.as_ref()) {
+    let Analysis {
+        dataset,
+        attribution,
+        ..
+    } = analysis;
+    let attribution = attribution?;
+    if let Some(alignment) = &attribution.alignment {
         let aligned = alignment.aligned().len();
         eprintln!(
-            "shardscope attribute: beyond stormlog: {aligned} of {} ranks mapped onto rank {}'s clock",
+            "{who}: beyond stormlog: {aligned} of {} ranks mapped onto rank {}'s clock",
             alignment.ranks.len(),
             alignment.reference_rank
         );
     }
-    let results = attribution.map(|a| a.results).unwrap_or_default();
+    Ok((dataset, attribution))
+}
+
+pub fn run(args: &AttributeArgs) -> Result<String, CliError> {
+    let (_, attribution) = attribute_run("shardscope attribute", &args.paths, &args.options)?;
+    let results = attribution.results;
     Ok(match args.format {
         Format::Json => export::to_json(&results),
         Format::Table => export::to_table(&results),

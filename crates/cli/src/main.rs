@@ -3,6 +3,7 @@
 
 mod align;
 mod attribute;
+mod compare;
 mod error;
 mod explore;
 
@@ -29,6 +30,8 @@ enum Command {
     Attribute(attribute::AttributeArgs),
     /// Estimate each rank's clock from the session's collective markers (beyond stormlog).
     Align(align::AlignArgs),
+    /// Compare two runs rank by rank: spikes by class, peak and total gap (beyond stormlog).
+    Compare(compare::CompareArgs),
     /// Sweep every parallelism configuration and print the Pareto frontier.
     Explore(explore::ExploreArgs),
     /// Vary one knob at a time around a baseline configuration.
@@ -53,6 +56,7 @@ impl Command {
         match self {
             Command::Attribute(_) => "attribute",
             Command::Align(_) => "align",
+            Command::Compare(_) => "compare",
             Command::Explore(_) => "explore",
             Command::Sensitivity(_) => "sensitivity",
             Command::Completions { .. } => "completions",
@@ -75,6 +79,10 @@ fn main() -> ExitCode {
         Command::Align(a) => {
             let format = a.format;
             (align::run(&a), format)
+        }
+        Command::Compare(a) => {
+            let format = a.format;
+            (compare::run(&a), format)
         }
         Command::Explore(a) => {
             let format = a.settings.format;
@@ -142,7 +150,7 @@ fn argument_error(e: &clap::Error, args: &[OsString]) -> ExitCode {
         .filter(|a| {
             matches!(
                 *a,
-                "attribute" | "align" | "explore" | "sensitivity" | "completions"
+                "attribute" | "align" | "compare" | "explore" | "sensitivity" | "completions"
             )
         })
         .unwrap_or("");

@@ -116,7 +116,7 @@ pub fn to_table(results: &[AttributionResult]) -> String {
 
 /// Rows as aligned columns two spaces apart (the `numeric` ones right-aligned, the last
 /// one left as it is), one line each.
-fn columns(rows: &[Vec<String>], numeric: impl Fn(usize) -> bool) -> String {
+pub(crate) fn columns(rows: &[Vec<String>], numeric: impl Fn(usize) -> bool) -> String {
     let count = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..count)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))

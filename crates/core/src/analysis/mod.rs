@@ -8,6 +8,7 @@
 //! - [`row`]: one interval flattened for display ([`IntervalRow`]), with its phase as a
 //!   typed [`PhaseLabel`].
 
+pub mod compare;
 pub mod export;
 pub mod row;
 

@@ -1,0 +1,63 @@
+//! Two runs on one axis: the shift that draws run B's lanes on run A's time, on the clock
+//! fixtures of tests/fixtures/attribution_edges (one run recorded with perfect clocks,
+//! the same run with rank clocks 0, +180, -250 and +40 ms off).
+
+use std::path::PathBuf;
+
+use shardscope_core::analysis::compare::{b_shift_ns, compare_attributions, CompareAxis};
+use shardscope_core::analysis::{analyze, Analysis, AnalyzeSettings};
+use shardscope_core::trace::StdFs;
+
+fn load(name: &str, align_clocks: bool) -> Analysis {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/attribution_edges/traces")
+        .join(name);
+    let settings = AnalyzeSettings {
+        align_clocks,
+        ..AnalyzeSettings::default()
+    };
+    let paths = [path.to_string_lossy().into_owned()];
+    analyze(&StdFs, &paths, &settings, false, &mut |_| {})
+}
+
+#[test]
+fn b_is_shifted_by_the_difference_of_the_starts_or_of_the_chosen_collective() {
+    let (a, b) = (
+        load("clocks_perfect.json", false),
+        load("clocks_skewed.json", false),
+    );
+    let ea = a.dataset.session_events(a.dataset.selected);
+    let eb = b.dataset.session_events(b.dataset.selected);
+    // Rank 2's clock runs 250 ms behind, so run B "starts" 250 ms early (less the few
+    // microseconds by which the recorder's first samples differ between the two runs).
+    let shift = b_shift_ns(&ea, &eb, CompareAxis::FromStart).unwrap_or_default();
+    assert!((shift - 250_000_000).abs() <= 10_000, "{shift}");
+    // Rank 0's clock is the true one in both runs: its collectives coincide.
+    for n in [0, 1, 5] {
+        assert_eq!(
+            b_shift_ns(&ea, &eb, CompareAxis::AtCollective(n)),
+            Some(0),
+            "{n}"
+        );
+    }
+    assert_eq!(
+        b_shift_ns(&ea, &eb, CompareAxis::AtCollective(100_000)),
+        None
+    );
+    assert_eq!(b_shift_ns(&ea, &ea, CompareAxis::FromStart), Some(0));
+}
+
+#[test]
+fn the_same_run_compares_equal_to_itself_rank_by_rank() {
+    let a = load("clocks_skewed.json", true);
+    let attribution = a.attribution.as_ref().ok();
+    let Some(attribution) = attribution else {
+        panic!("{:?}", a.attribution)
+    };
+    let c = compare_attributions((&a.dataset, attribution), (&a.dataset, attribution));
+    assert_eq!(c.ranks.len(), 4);
+    assert!(c.ranks.iter().all(|r| r.a == r.b && r.a.is_some()));
+    assert_eq!(c.a, c.b);
+    assert!(c.a.aligned_clocks);
+    assert_eq!(c.a.stats.confident, 12);
+}
