@@ -16,6 +16,7 @@
 //! [`ResponseBody::Error`] (with the request's id when it can be read, else [`READY_ID`]).
 
 use serde::{Deserialize, Serialize};
+use shardscope_core::analysis::compare::RunFacts;
 use shardscope_core::analysis::{AnalyzeSettings, IntervalRow};
 use shardscope_core::attribution::{AttributionConfig, SettingsError};
 use shardscope_core::clocks::Alignment;
@@ -207,6 +208,9 @@ pub struct TraceReport {
     /// (and as JSON 60 ms), packed a few milliseconds.
     #[serde(with = "rows_packed")]
     pub rows: Vec<IntervalRow>,
+    /// What comparing this run with another needs besides the rows (ranks, start,
+    /// first collectives), on the clock the rows are on.
+    pub facts: RunFacts,
     /// The settings the rows were made with (`None` when the settings were rejected).
     pub config: Option<AttributionConfig>,
     pub phases: bool,

@@ -3,6 +3,7 @@
 //! parsed events, the timeline asks for windows and exports are made without reading
 //! any file again.
 
+use shardscope_core::analysis::compare::RunFacts;
 use shardscope_core::analysis::{
     export, load_traces, on_reference_clock, reattribute, session_clocks, AnalyzeError,
     AnalyzeSettings, Attribution,
@@ -175,8 +176,19 @@ impl TraceJob {
             }
         }
         let session = self.attribution.as_ref().and_then(|a| a.session);
-        // The session's clocks, from its collective markers (cheap: markers only).
-        let clocks = session_clocks(&self.dataset.session_events(session));
+        // The session's clocks, from its collective markers (cheap: markers only); an
+        // attribution on aligned clocks has estimated them already.
+        let clocks = match self.attribution.as_ref().and_then(|a| a.alignment.clone()) {
+            Some(alignment)
+                if self
+                    .attribution
+                    .as_ref()
+                    .is_some_and(|a| a.session == session) =>
+            {
+                Ok(alignment)
+            }
+            _ => session_clocks(&self.dataset.session_events(session)),
+        };
         let lanes_aligned = lanes_aligned && clocks.is_ok();
         let mut index_ms = 0.0;
         if self.indexed_session != session
@@ -207,6 +219,10 @@ impl TraceJob {
             .map(Attribution::rows)
             .unwrap_or_default();
         let events = self.dataset.session_events(session);
+        let facts = RunFacts::on_clocks(
+            &events,
+            self.attribution.as_ref().and_then(|a| a.alignment.as_ref()),
+        );
         let name_of = |i: Option<usize>| {
             i.and_then(|i| self.dataset.sessions.get(i))
                 .map(|s| s.summary.session_id.clone())
@@ -245,6 +261,7 @@ impl TraceJob {
             clocks_problem: clocks.as_ref().err().map(|e| e.to_string()),
             clocks: clocks.ok(),
             rows,
+            facts,
             problems,
             settings_problem,
             warnings: self.dataset.warnings.clone(),

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use shardscope_core::analysis::compare::{CompareAxis, Measure};
 use shardscope_core::analysis::AnalyzeSettings;
 use shardscope_core::attribution::{Classification, Preset, SettingsError};
 use shardscope_core::explorer::{Evaluation, ExploreReport, SensitivityReport};
@@ -15,7 +16,7 @@ use shardscope_core::view::explore::{
     ColorBy, ExploreRequest, ExploreSettings, FieldError, Points,
 };
 use shardscope_core::view::lod::WindowData;
-use shardscope_core::view::permalink::{ExploreLink, Link, TraceLink};
+use shardscope_core::view::permalink::{CompareLink, ExploreLink, Link, TraceLink};
 use shardscope_core::view::rank_filter::parse_rank_filter;
 pub use shardscope_core::view::table::SortKey;
 use shardscope_core::view::timeline::TimeWindow;
@@ -202,6 +203,108 @@ impl TraceSettings {
     }
 }
 
+/// Which of two compared runs: A is the run the trace view shows, B the one it is
+/// compared with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunSlot {
+    #[default]
+    A,
+    B,
+}
+
+impl RunSlot {
+    pub fn name(self) -> &'static str {
+        match self {
+            RunSlot::A => "A",
+            RunSlot::B => "B",
+        }
+    }
+}
+
+/// What loading and attributing one run touches: run A's signals are the trace
+/// view's, run B's the comparison's ([`AppState::run`]).
+#[derive(Debug, Clone, Copy)]
+pub struct RunSignals {
+    pub slot: RunSlot,
+    pub settings: TraceSettings,
+    pub phase: RwSignal<Phase>,
+    pub progress: RwSignal<Progress>,
+    pub loading_files: RwSignal<bool>,
+    pub problems: RwSignal<Vec<Problem>>,
+    pub report: RwSignal<Option<Arc<TraceReport>>>,
+    pub elapsed_ms: RwSignal<f64>,
+    pub preparse_ms: RwSignal<f64>,
+    pub runs: RwSignal<u64>,
+    pub wanted_files: RwSignal<Vec<String>>,
+}
+
+/// Run B, compared with the trace view's run (A): its own settings, load state and
+/// results, and how the comparison is shown.
+#[derive(Debug, Clone, Copy)]
+pub struct CompareState {
+    pub run: RunSignals,
+    /// Whose settings the settings card edits.
+    pub editing: RwSignal<RunSlot>,
+    /// The comparison table's sort: `None` by rank, else by B − A of a measure; and
+    /// ascending.
+    pub sort: RwSignal<(Option<Measure>, bool)>,
+    /// Where run B's lanes sit against run A's.
+    pub axis: RwSignal<CompareAxis>,
+}
+
+impl CompareState {
+    fn new(b: &CompareLink) -> Self {
+        CompareState {
+            run: RunSignals {
+                slot: RunSlot::B,
+                settings: TraceSettings::new(&b.settings),
+                phase: RwSignal::new(Phase::Idle),
+                progress: RwSignal::new(Progress::default()),
+                loading_files: RwSignal::new(false),
+                problems: RwSignal::new(Vec::new()),
+                report: RwSignal::new(None),
+                elapsed_ms: RwSignal::new(0.0),
+                preparse_ms: RwSignal::new(0.0),
+                runs: RwSignal::new(0),
+                wanted_files: RwSignal::new(b.settings.files.clone()),
+            },
+            editing: RwSignal::new(RunSlot::A),
+            sort: RwSignal::new((None, true)),
+            axis: RwSignal::new(b.axis),
+        }
+    }
+
+    /// Run B's part of a permalink: its attribution settings and files, and the axis.
+    pub fn link(&self) -> CompareLink {
+        let s = &self.run.settings;
+        CompareLink {
+            settings: TraceLink {
+                preset: s.preset.get(),
+                overrides: s
+                    .overrides
+                    .get()
+                    .into_iter()
+                    .filter(|(_, v)| !v.trim().is_empty())
+                    .collect(),
+                phases: s.phases.get(),
+                align_clocks: s.align_clocks.get(),
+                session: s.session.get(),
+                files: self.run.report.with(|r| match r {
+                    Some(r) => r.files.iter().map(|(n, _)| n.clone()).collect(),
+                    None => self.run.wanted_files.get(),
+                }),
+                ..TraceLink::default()
+            },
+            axis: self.axis.get(),
+        }
+    }
+
+    /// Whether run B is loaded (or asked for by a permalink).
+    pub fn active(&self) -> bool {
+        self.run.report.with(Option::is_some) || self.run.wanted_files.with(|f| !f.is_empty())
+    }
+}
+
 /// The trace view's state.
 #[derive(Debug, Clone, Copy)]
 pub struct TraceState {
@@ -277,6 +380,23 @@ impl TraceState {
             .position(|c| *c == class)
             .unwrap_or(0);
         self.shown_classes.with(|s| s[i])
+    }
+
+    /// Run A's signals for the jobs that load and attribute a run.
+    pub fn run(&self) -> RunSignals {
+        RunSignals {
+            slot: RunSlot::A,
+            settings: self.settings,
+            phase: self.phase,
+            progress: self.progress,
+            loading_files: self.loading_files,
+            problems: self.problems,
+            report: self.report,
+            elapsed_ms: self.elapsed_ms,
+            preparse_ms: self.preparse_ms,
+            runs: self.runs,
+            wanted_files: self.wanted_files,
+        }
     }
 
     /// The trace view's part of a permalink.
@@ -410,6 +530,8 @@ pub struct AppState {
     pub worker: RwSignal<WorkerStatus>,
     pub trace: TraceState,
     pub explore: ExploreState,
+    /// Run B, compared with the trace view's run.
+    pub compare: CompareState,
     /// One notice about a permalink's unusable parts.
     pub link_notice: RwSignal<Option<String>>,
 }
@@ -421,7 +543,16 @@ impl AppState {
             worker: RwSignal::new(WorkerStatus::Starting),
             trace: TraceState::new(&link.trace),
             explore: ExploreState::new(&link.explore),
+            compare: CompareState::new(&link.compare),
             link_notice: RwSignal::new(notice),
+        }
+    }
+
+    /// The signals of one run.
+    pub fn run(&self, slot: RunSlot) -> RunSignals {
+        match slot {
+            RunSlot::A => self.trace.run(),
+            RunSlot::B => self.compare.run,
         }
     }
 
@@ -430,6 +561,7 @@ impl AppState {
         Link {
             view: self.view.get(),
             trace: self.trace.link(),
+            compare: self.compare.link(),
             explore: self.explore.link(),
         }
     }

@@ -17,7 +17,7 @@ use leptos::prelude::*;
 use shardscope_core::view::lod::WindowQuery;
 
 use super::now_ms;
-use super::state::{AppState, WorkerStatus};
+use super::state::{AppState, RunSlot, WorkerStatus};
 use super::worker_client::{WorkerClient, WorkerEvent, WORKER_URL};
 use crate::protocol::{RequestBody, ResponseBody};
 
@@ -26,13 +26,18 @@ pub struct Workers {
     state: AppState,
     pub trace: RefCell<Option<WorkerClient>>,
     pub loading: RefCell<Option<WorkerClient>>,
+    /// Run B of a comparison: the worker holding it and the one loading it.
+    compare: RefCell<Option<WorkerClient>>,
+    compare_loading: RefCell<Option<WorkerClient>>,
     spare: RefCell<Option<WorkerClient>>,
     helper: RefCell<Option<WorkerClient>>,
     /// The helper parsing ranges for the running load.
     pub helping: RefCell<Option<WorkerClient>>,
     /// Incremented by every load / re-attribution; answers of older ones are ignored.
-    pub load_generation: Cell<u64>,
-    pub run_generation: Cell<u64>,
+    load_generation: Cell<u64>,
+    run_generation: Cell<u64>,
+    compare_load_generation: Cell<u64>,
+    compare_run_generation: Cell<u64>,
     /// Timeline windows: one request in flight, the newest one waiting.
     pub window_in_flight: Cell<bool>,
     pub window_pending: RefCell<VecDeque<WindowQuery>>,
@@ -54,11 +59,15 @@ impl Workers {
             state,
             trace: RefCell::new(None),
             loading: RefCell::new(None),
+            compare: RefCell::new(None),
+            compare_loading: RefCell::new(None),
             spare: RefCell::new(None),
             helper: RefCell::new(None),
             helping: RefCell::new(None),
             load_generation: Cell::new(0),
             run_generation: Cell::new(0),
+            compare_load_generation: Cell::new(0),
+            compare_run_generation: Cell::new(0),
             window_in_flight: Cell::new(false),
             window_pending: RefCell::new(VecDeque::new()),
             explore: RefCell::new(None),
@@ -160,6 +169,50 @@ impl Workers {
     /// The worker that holds the trace, if any.
     pub fn trace_worker(&self) -> Option<WorkerClient> {
         self.trace.borrow().clone()
+    }
+
+    /// The worker holding run `slot`.
+    pub fn holder(&self, slot: RunSlot) -> &RefCell<Option<WorkerClient>> {
+        match slot {
+            RunSlot::A => &self.trace,
+            RunSlot::B => &self.compare,
+        }
+    }
+
+    /// The worker loading run `slot`.
+    pub fn loading(&self, slot: RunSlot) -> &RefCell<Option<WorkerClient>> {
+        match slot {
+            RunSlot::A => &self.loading,
+            RunSlot::B => &self.compare_loading,
+        }
+    }
+
+    /// Incremented by every load of run `slot`; answers of older ones are ignored.
+    pub fn load_generation(&self, slot: RunSlot) -> &Cell<u64> {
+        match slot {
+            RunSlot::A => &self.load_generation,
+            RunSlot::B => &self.compare_load_generation,
+        }
+    }
+
+    /// Incremented by every re-attribution of run `slot`.
+    pub fn run_generation(&self, slot: RunSlot) -> &Cell<u64> {
+        match slot {
+            RunSlot::A => &self.run_generation,
+            RunSlot::B => &self.compare_run_generation,
+        }
+    }
+
+    /// Forget run B: its worker is terminated, its answers in flight are dropped.
+    pub fn drop_compare(&self) {
+        for cell in [&self.compare, &self.compare_loading] {
+            if let Some(worker) = cell.borrow_mut().take() {
+                worker.terminate();
+            }
+        }
+        for generation in [&self.compare_load_generation, &self.compare_run_generation] {
+            generation.set(generation.get() + 1);
+        }
     }
 }
 

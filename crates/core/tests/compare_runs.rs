@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use shardscope_core::analysis::compare::{b_shift_ns, compare_attributions, CompareAxis};
+use shardscope_core::analysis::compare::{b_shift_ns, compare_attributions, CompareAxis, RunFacts};
 use shardscope_core::analysis::{analyze, Analysis, AnalyzeSettings};
 use shardscope_core::trace::StdFs;
 
@@ -26,8 +26,11 @@ fn b_is_shifted_by_the_difference_of_the_starts_or_of_the_chosen_collective() {
         load("clocks_perfect.json", false),
         load("clocks_skewed.json", false),
     );
-    let ea = a.dataset.session_events(a.dataset.selected);
-    let eb = b.dataset.session_events(b.dataset.selected);
+    let facts = |x: &Analysis| RunFacts::of(&x.dataset.session_events(x.dataset.selected));
+    let (ea, eb) = (facts(&a), facts(&b));
+    assert_eq!(ea.ranks.len(), 4);
+    assert_eq!(ea.anchor_markers_ns.len(), eb.anchor_markers_ns.len());
+    assert!(ea.anchor_markers_ns.len() > 5);
     // Rank 2's clock runs 250 ms behind, so run B "starts" 250 ms early (less the few
     // microseconds by which the recorder's first samples differ between the two runs).
     let shift = b_shift_ns(&ea, &eb, CompareAxis::FromStart).unwrap_or_default();

@@ -2,10 +2,13 @@
 //! settings back, with nothing dropped.
 
 use proptest::prelude::*;
+use shardscope_core::analysis::compare::CompareAxis;
 use shardscope_core::attribution::{Preset, OVERRIDE_FIELDS};
 use shardscope_core::explorer::{EfficiencyMode, Mode, Scope, MACHINE_PRESETS, MODEL_PRESETS};
 use shardscope_core::view::explore::{short_key, ColorBy, ExploreSettings, Knob};
-use shardscope_core::view::permalink::{ExploreLink, Link, TraceLink, View, MAX_PINNED};
+use shardscope_core::view::permalink::{
+    CompareLink, ExploreLink, Link, TraceLink, View, MAX_PINNED,
+};
 use shardscope_core::view::timeline::TimeWindow;
 
 /// Any text with something besides white space in it (session ids, file names).
@@ -161,8 +164,19 @@ proptest! {
         view in prop_oneof![Just(View::Trace), Just(View::Explore)],
         trace in trace_link(),
         explore in explore_link(),
+        run_b in trace_link(),
+        axis in prop_oneof![Just(CompareAxis::FromStart), (0usize..256).prop_map(CompareAxis::AtCollective)],
     ) {
-        let link = Link { view, trace, explore };
+        // Run B has the attribution keys and files of a run; the view's keys are A's.
+        let settings = TraceLink {
+            ranks: String::new(),
+            window: None,
+            selected: None,
+            align_lanes: false,
+            ..run_b
+        };
+        let compare = CompareLink { settings, axis };
+        let link = Link { view, trace, compare, explore };
         let fragment = link.fragment();
         let (decoded, dropped) = Link::parse(&fragment);
         prop_assert!(dropped.is_empty(), "{fragment}: dropped {dropped:?}");

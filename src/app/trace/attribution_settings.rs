@@ -12,37 +12,65 @@ use shardscope_core::attribution::{AttributionConfig, Preset, SettingsError, OVE
 use shardscope_core::view::explain::override_help;
 use shardscope_core::view::rank_filter::parse_rank_filter;
 
-use super::super::state::{AppState, TraceSettings};
+use super::super::state::{AppState, RunSlot, TraceSettings};
 use super::super::workers::WorkersHandle;
-use super::jobs::rerun;
+use super::compare::RunSwitch;
+use super::jobs::rerun_run;
 
-/// Re-attribute with the current settings.
+/// Re-attribute one run with its current settings.
 #[derive(Clone, Copy)]
 struct Rerun {
     state: AppState,
     workers: WorkersHandle,
+    slot: RunSlot,
 }
 
 impl Rerun {
     fn run(self) {
-        rerun(self.state, self.workers);
+        rerun_run(self.state, self.workers, self.slot);
     }
 }
 
-/// Preset, overrides, phases, session and rank filter.
+/// Preset, overrides, phases, session and rank filter; with run B loaded, of the run
+/// the switch at the top picks (the rank filter is the view's, shared).
 #[component]
 pub fn TraceSettingsPanel() -> impl IntoView {
+    let editing = expect_context::<AppState>().compare.editing;
+    view! {
+        <section class="card settings-card" aria-labelledby="settings-title">
+            <h2 id="settings-title">"Attribution"</h2>
+            <RunSwitch />
+            {move || {
+                let run = editing.get();
+                view! { <RunSettings run /> }
+            }}
+            <RankFilterField />
+        </section>
+    }
+}
+
+/// One run's attribution settings.
+#[component]
+fn RunSettings(run: RunSlot) -> impl IntoView {
+    let slot = run;
     let state = expect_context::<AppState>();
     let workers = expect_context::<WorkersHandle>();
-    let rerun = Rerun { state, workers };
-    let settings = state.trace.settings;
+    let rerun = Rerun {
+        state,
+        workers,
+        slot,
+    };
+    let settings = state.run(slot).settings;
     let on_phases = move |ev: Event| {
         settings.phases.set(event_target_checked(&ev));
         rerun.run();
     };
+    let on_align = move |ev: Event| {
+        settings.align_clocks.set(event_target_checked(&ev));
+        rerun.run();
+    };
     view! {
-        <section class="card settings-card" aria-labelledby="settings-title">
-            <h2 id="settings-title">"Attribution"</h2>
+        <div class="run-settings" data-run=slot.name()>
             <PresetField settings rerun />
             <div class="field checkbox">
                 <input
@@ -54,10 +82,23 @@ pub fn TraceSettingsPanel() -> impl IntoView {
                 />
                 <label for="phases-toggle">"Attribute intervals to phases"</label>
             </div>
+            <Show when=move || slot == RunSlot::B>
+                <div class="field checkbox">
+                    <input
+                        id="b-align-toggle"
+                        type="checkbox"
+                        data-testid="compare-align-attribute-toggle"
+                        prop:checked=move || settings.align_clocks.get()
+                        on:change=on_align
+                    />
+                    <label for="b-align-toggle">
+                        "Attribute run B on aligned clocks (beyond stormlog)"
+                    </label>
+                </div>
+            </Show>
             <SessionField rerun />
-            <RankFilterField />
             <Overrides settings rerun />
-        </section>
+        </div>
     }
 }
 
@@ -97,7 +138,7 @@ fn PresetField(settings: TraceSettings, rerun: Rerun) -> impl IntoView {
 /// The session picker, when the trace holds more than one.
 #[component]
 fn SessionField(rerun: Rerun) -> impl IntoView {
-    let trace = rerun.state.trace;
+    let trace = rerun.state.run(rerun.slot);
     let settings = trace.settings;
     let on_session = move |ev: Event| {
         settings.session.set(Some(event_target_value(&ev)));

@@ -12,7 +12,7 @@ use shardscope_core::view::lod::{overview_from_bytes, WindowData, WindowQuery};
 
 use super::super::download::save_text;
 use super::super::now_ms;
-use super::super::state::{AppState, Phase, Problem, Progress};
+use super::super::state::{AppState, Phase, Problem, Progress, RunSlot, TraceState};
 use super::super::worker_client::WorkerClient;
 use super::super::workers::WorkersHandle;
 use crate::blob::blob_size;
@@ -25,9 +25,16 @@ use shardscope_core::trace::ranges::share::{
 };
 use wasm_bindgen::JsValue;
 
-/// Load `files` in a fresh worker; the trace on screen stays until something loaded.
+/// Load `files` as the trace view's run in a fresh worker; the trace on screen stays
+/// until something loaded.
 pub fn load_files(state: AppState, workers: WorkersHandle, files: Vec<NamedBlob>) {
-    let trace = state.trace;
+    load_run(state, workers, RunSlot::A, files);
+}
+
+/// Load `files` as run `slot` (A: the trace view's, B: the one compared with it) in a
+/// fresh worker; what that run showed stays until something loaded.
+pub fn load_run(state: AppState, workers: WorkersHandle, slot: RunSlot, files: Vec<NamedBlob>) {
+    let trace = state.run(slot);
     if files.is_empty() {
         trace.problems.set(vec![Problem {
             file: None,
@@ -68,11 +75,12 @@ pub fn load_files(state: AppState, workers: WorkersHandle, files: Vec<NamedBlob>
     }
     let first = files.first().map(|f| f.name.clone()).unwrap_or_default();
     let generation = workers.with_value(|w| {
-        let g = w.load_generation.get() + 1;
-        w.load_generation.set(g);
+        let generation = w.load_generation(slot);
+        let g = generation.get() + 1;
+        generation.set(g);
         // A newer load replaces a running one.
         w.stop_helping();
-        if let Some(old) = w.loading.borrow_mut().take() {
+        if let Some(old) = w.loading(slot).borrow_mut().take() {
             old.terminate();
         }
         g
@@ -86,7 +94,7 @@ pub fn load_files(state: AppState, workers: WorkersHandle, files: Vec<NamedBlob>
         stage: Stage::Reading { file: first },
     });
     let client = workers.with_value(|w| w.take_spare());
-    workers.with_value(|w| *w.loading.borrow_mut() = Some(client.clone()));
+    workers.with_value(|w| *w.loading(slot).borrow_mut() = Some(client.clone()));
     let sizes: Vec<LoadedFile<'_>> = files
         .iter()
         .map(|f| LoadedFile {
@@ -99,6 +107,7 @@ pub fn load_files(state: AppState, workers: WorkersHandle, files: Vec<NamedBlob>
     let job = LoadJob {
         state,
         workers,
+        slot,
         client,
         files,
         settings,
@@ -117,6 +126,7 @@ pub fn load_files(state: AppState, workers: WorkersHandle, files: Vec<NamedBlob>
 struct LoadJob {
     state: AppState,
     workers: WorkersHandle,
+    slot: RunSlot,
     /// The worker that loads (and keeps the trace if it loads).
     client: WorkerClient,
     files: Vec<NamedBlob>,
@@ -129,13 +139,13 @@ struct LoadJob {
 impl LoadJob {
     fn current(&self) -> bool {
         self.workers
-            .with_value(|w| w.load_generation.get() == self.generation)
+            .with_value(|w| w.load_generation(self.slot).get() == self.generation)
     }
 
     /// Parse the planned files' ranges on the loading worker and the helper (every
     /// other range each, [`assign`]), then load with the parsed ranges attached.
     fn preparse(self, helper: WorkerClient, plans: Vec<FilePlan>) {
-        let trace = self.state.trace;
+        let trace = self.state.run(self.slot);
         let total_bytes: u64 = self.files.iter().map(|f| blob_size(&f.blob)).sum();
         let requests = assign(&plans, 2);
         let gather = Rc::new(RefCell::new(Gather::<JsValue>::new(plans, requests.len())));
@@ -213,6 +223,7 @@ impl LoadJob {
         let LoadJob {
             state,
             workers,
+            slot,
             client,
             files,
             settings,
@@ -222,22 +233,28 @@ impl LoadJob {
         let request = RequestBody::Load {
             files,
             settings,
-            lanes_aligned: state.trace.settings.lanes_aligned(),
+            lanes_aligned: state.run(slot).settings.lanes_aligned(),
             parsed,
         };
         client.request(request, move |response| {
-            let current = workers.with_value(|w| w.load_generation.get() == generation);
+            let current = workers.with_value(|w| w.load_generation(slot).get() == generation);
             if !current {
                 return;
             }
-            on_load_answer(state, workers, started, response);
+            on_load_answer(state, workers, slot, started, response);
         });
     }
 }
 
 /// What the loading worker answered.
-fn on_load_answer(state: AppState, workers: WorkersHandle, started: f64, response: ResponseBody) {
-    let trace = state.trace;
+fn on_load_answer(
+    state: AppState,
+    workers: WorkersHandle,
+    slot: RunSlot,
+    started: f64,
+    response: ResponseBody,
+) {
+    let trace = state.run(slot);
     match response {
         ResponseBody::Progress {
             done_bytes,
@@ -252,13 +269,15 @@ fn on_load_answer(state: AppState, workers: WorkersHandle, started: f64, respons
             trace.elapsed_ms.set(now_ms() - started);
             let loaded = !report.sessions.is_empty();
             workers.with_value(|w| {
-                let loading = w.loading.borrow_mut().take();
+                let loading = w.loading(slot).borrow_mut().take();
                 if loaded {
-                    if let Some(old) = w.trace.replace(loading) {
+                    if let Some(old) = w.holder(slot).replace(loading) {
                         old.terminate();
                     }
                     // The old worker's windows will never be answered.
-                    w.window_in_flight.set(false);
+                    if slot == RunSlot::A {
+                        w.window_in_flight.set(false);
+                    }
                 } else if let Some(failed) = loading {
                     failed.terminate();
                 }
@@ -273,7 +292,7 @@ fn on_load_answer(state: AppState, workers: WorkersHandle, started: f64, respons
                 // Shown in a task of its own: decoding a big answer and building the
                 // view from it would make one long task together.
                 set_timeout(
-                    move || apply_report(state, *report, true),
+                    move || apply_report(state, slot, *report, true),
                     std::time::Duration::ZERO,
                 );
             } else {
@@ -294,7 +313,7 @@ fn on_load_answer(state: AppState, workers: WorkersHandle, started: f64, respons
         }
         ResponseBody::Error { message } => {
             workers.with_value(|w| {
-                if let Some(failed) = w.loading.borrow_mut().take() {
+                if let Some(failed) = w.loading(slot).borrow_mut().take() {
                     failed.terminate();
                 }
                 w.refill_spare();
@@ -313,10 +332,10 @@ fn on_load_answer(state: AppState, workers: WorkersHandle, started: f64, respons
     }
 }
 
-/// Show a new report. `fresh`: it comes from a load (files changed), so the window and
-/// selection are kept only if they still make sense.
-fn apply_report(state: AppState, report: TraceReport, fresh: bool) {
-    let trace = state.trace;
+/// Show a new report of run `slot`. `fresh`: it comes from a load (files changed), so
+/// run A's window and selection are kept only if they still make sense.
+fn apply_report(state: AppState, slot: RunSlot, report: TraceReport, fresh: bool) {
+    let run = state.run(slot);
     let mut problems: Vec<Problem> = report
         .problems
         .iter()
@@ -329,6 +348,27 @@ fn apply_report(state: AppState, report: TraceReport, fresh: bool) {
             hint: None,
         });
     }
+    if slot == RunSlot::A {
+        keep_view_if_it_fits(state.trace, &report, fresh);
+    }
+    if fresh {
+        run.wanted_files.set(Vec::new());
+    }
+    // A session the user picked that is the default is simply "the default".
+    if run.settings.session.get_untracked().is_some()
+        && run.settings.session.get_untracked() == report.default_session
+    {
+        run.settings.session.set(None);
+    }
+    run.problems.set(problems);
+    run.report.set(Some(Arc::new(report)));
+    run.runs.update(|n| *n += 1);
+    run.phase.set(Phase::Done);
+    run.loading_files.set(false);
+}
+
+/// Run A's window and selection after a new report: kept where they still make sense.
+fn keep_view_if_it_fits(trace: TraceState, report: &TraceReport, fresh: bool) {
     let bounds_ok = |w: &shardscope_core::view::timeline::TimeWindow| match (
         report.trace_start_ns,
         report.trace_end_ns,
@@ -340,7 +380,6 @@ fn apply_report(state: AppState, report: TraceReport, fresh: bool) {
         if trace.window.get_untracked().is_some_and(|w| !bounds_ok(&w)) {
             trace.window.set(None);
         }
-        trace.wanted_files.set(Vec::new());
         trace.frame.set(None);
         trace.overview.set(None);
     }
@@ -353,23 +392,17 @@ fn apply_report(state: AppState, report: TraceReport, fresh: bool) {
             trace.selected.set(None);
         }
     }
-    // A session the user picked that is the default is simply "the default".
-    if trace.settings.session.get_untracked().is_some()
-        && trace.settings.session.get_untracked() == report.default_session
-    {
-        trace.settings.session.set(None);
-    }
-    trace.problems.set(problems);
-    trace.report.set(Some(Arc::new(report)));
-    trace.runs.update(|n| *n += 1);
-    trace.phase.set(Phase::Done);
-    trace.loading_files.set(false);
 }
 
-/// Attribute the kept trace again with the current settings (no file is read).
+/// Attribute the kept trace of run A again with the current settings (no file is read).
 pub fn rerun(state: AppState, workers: WorkersHandle) {
-    let trace = state.trace;
-    let Some(client) = workers.with_value(|w| w.trace_worker()) else {
+    rerun_run(state, workers, RunSlot::A);
+}
+
+/// Attribute the kept trace of run `slot` again with its current settings.
+pub fn rerun_run(state: AppState, workers: WorkersHandle, slot: RunSlot) {
+    let trace = state.run(slot);
+    let Some(client) = workers.with_value(|w| w.holder(slot).borrow().clone()) else {
         return;
     };
     // Inline messages explain bad overrides; a bad value never starts a run.
@@ -377,8 +410,9 @@ pub fn rerun(state: AppState, workers: WorkersHandle) {
         return;
     };
     let generation = workers.with_value(|w| {
-        let g = w.run_generation.get() + 1;
-        w.run_generation.set(g);
+        let generation = w.run_generation(slot);
+        let g = generation.get() + 1;
+        generation.set(g);
         g
     });
     trace.loading_files.set(false);
@@ -391,17 +425,17 @@ pub fn rerun(state: AppState, workers: WorkersHandle) {
         lanes_aligned,
     };
     client.request(request, move |response| {
-        if !workers.with_value(|w| w.run_generation.get() == generation) {
+        if !workers.with_value(|w| w.run_generation(slot).get() == generation) {
             return;
         }
         match response {
             ResponseBody::Progress { .. } => {}
             ResponseBody::Analyzed(report) => {
                 trace.elapsed_ms.set(now_ms() - started);
-                apply_report(state, *report, false);
+                apply_report(state, slot, *report, false);
                 // The session may have changed: the timeline asks again.
-                trace.frame.set(None);
-                trace.overview.set(None);
+                state.trace.frame.set(None);
+                state.trace.overview.set(None);
             }
             ResponseBody::Error { message } => {
                 trace.problems.set(vec![Problem::general(message)]);
@@ -417,18 +451,20 @@ pub fn rerun(state: AppState, workers: WorkersHandle) {
     });
 }
 
-/// Stop the running load (its worker is terminated at once) or forget the running
-/// re-attribution; what was on screen stays.
-pub fn cancel(state: AppState, workers: WorkersHandle) {
-    let trace = state.trace;
+/// Stop run `slot`'s running load (its worker is terminated at once) or forget its
+/// running re-attribution; what was on screen stays.
+pub fn cancel(state: AppState, workers: WorkersHandle, slot: RunSlot) {
+    let trace = state.run(slot);
     workers.with_value(|w| {
         w.stop_helping();
-        if let Some(loading) = w.loading.borrow_mut().take() {
+        if let Some(loading) = w.loading(slot).borrow_mut().take() {
             loading.terminate();
-            w.load_generation.set(w.load_generation.get() + 1);
+            let generation = w.load_generation(slot);
+            generation.set(generation.get() + 1);
             w.refill_spare();
         }
-        w.run_generation.set(w.run_generation.get() + 1);
+        let generation = w.run_generation(slot);
+        generation.set(generation.get() + 1);
     });
     trace.loading_files.set(false);
     let has_report = trace.report.with_untracked(Option::is_some);

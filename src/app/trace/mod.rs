@@ -8,6 +8,7 @@
 
 pub mod attribution_settings;
 pub mod clocks;
+pub mod compare;
 pub mod detail;
 pub mod input;
 pub mod jobs;
@@ -21,14 +22,15 @@ use shardscope_core::attribution::Classification;
 use shardscope_core::view::scene::palette;
 use shardscope_core::view::timeline_scene::class_color;
 
-use super::state::{AppState, Phase, Problem, View};
+use super::state::{AppState, Phase, Problem, RunSlot, View};
 use super::tasks::Later;
 use super::workers::WorkersHandle;
 use attribution_settings::TraceSettingsPanel;
 use clocks::ClocksPanel;
+use compare::{CompareInput, CompareTable, DROP_RUN_B};
 use detail::IntervalDetail;
 use input::{take_drop, walk_entries, Dropped};
-use jobs::load_files;
+use jobs::load_run;
 use settings::{TraceExports, TraceInput, TraceStatus};
 use table::{RankSummary, ResultsTable};
 use timeline::Timeline;
@@ -39,6 +41,21 @@ fn carries_files(ev: &DragEvent) -> bool {
         let types = dt.types();
         (0..types.length()).any(|i| types.get(i).as_string().as_deref() == Some("Files"))
     })
+}
+
+/// Which run a drop loads: run B when it lands on run B's card (with run A loaded).
+fn drop_slot(ev: &DragEvent) -> RunSlot {
+    use wasm_bindgen::JsCast;
+    let on_b = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|e| e.closest(&format!("[{DROP_RUN_B}]")).ok().flatten())
+        .is_some();
+    if on_b {
+        RunSlot::B
+    } else {
+        RunSlot::A
+    }
 }
 
 /// The whole window accepts dropped files and folders while the trace view is shown.
@@ -70,17 +87,17 @@ fn accept_drops(state: AppState, workers: WorkersHandle, dragging: RwSignal<bool
         let Some(dt) = ev.data_transfer() else {
             return;
         };
+        let slot = drop_slot(&ev);
+        let run = state.run(slot);
         match take_drop(&dt) {
-            Dropped::Files(files) => load_files(state, workers, files),
+            Dropped::Files(files) => load_run(state, workers, slot, files),
             Dropped::Entries(entries) => {
-                state.trace.phase.set(Phase::Loading);
+                run.phase.set(Phase::Loading);
                 leptos::task::spawn_local(async move {
                     let (files, problems) = walk_entries(entries).await;
-                    load_files(state, workers, files);
+                    load_run(state, workers, slot, files);
                     if !problems.is_empty() {
-                        state
-                            .trace
-                            .problems
+                        run.problems
                             .update(|p| p.extend(problems.into_iter().map(Problem::general)));
                     }
                 });
@@ -181,6 +198,9 @@ pub fn TraceView() -> impl IntoView {
             <aside class="sidebar" aria-label="Trace settings">
                 <TraceInput />
                 <TraceStatus />
+                <Show when=loaded>
+                    <CompareInput />
+                </Show>
                 <Later>
                     <TraceSettingsPanel />
                     <Show when=loaded>
@@ -210,6 +230,9 @@ pub fn TraceView() -> impl IntoView {
                         </div>
                         <Timeline />
                     </section>
+                    <Show when=move || state.compare.run.report.with(Option::is_some)>
+                        <CompareTable />
+                    </Show>
                     <Later>
                         <div class="below-timeline">
                             <IntervalDetail />

@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
 use super::super::download::save_page_canvas_png;
-use super::super::state::{AppState, Phase, Problem};
+use super::super::state::{AppState, Phase, Problem, RunSlot};
 use super::super::workers::WorkersHandle;
 use super::input::{fetch_example, named_blobs, EXAMPLE_NAME};
 use super::jobs::{cancel, export, load_files};
@@ -27,7 +27,7 @@ fn event_input(ev: &Event) -> Option<HtmlInputElement> {
 
 /// The files of a picker, then the picker emptied (so picking the same files again is
 /// a change too).
-fn take_picked(ev: &Event) -> Vec<NamedBlob> {
+pub(super) fn take_picked(ev: &Event) -> Vec<NamedBlob> {
     let Some(input) = event_input(ev) else {
         return Vec::new();
     };
@@ -269,7 +269,7 @@ fn ProgressRow() -> impl IntoView {
                 type="button"
                 class="button small"
                 data-testid="trace-cancel"
-                on:click=move |_| cancel(state, workers)
+                on:click=move |_| cancel(state, workers, RunSlot::A)
             >
                 "Cancel"
             </button>
@@ -279,11 +279,16 @@ fn ProgressRow() -> impl IntoView {
 
 /// What went wrong, one `trace-error` per problem, naming its file.
 #[component]
-fn ProblemList(#[prop(into)] problems: Signal<Vec<Problem>>) -> impl IntoView {
-    let item = |p: Problem| {
+pub(super) fn ProblemList(
+    #[prop(into)] problems: Signal<Vec<Problem>>,
+    /// The items' `data-testid` (run B's are `compare-error`).
+    #[prop(default = "trace-error")]
+    testid: &'static str,
+) -> impl IntoView {
+    let item = move |p: Problem| {
         let file_attr = p.file.clone().unwrap_or_default();
         view! {
-            <li class="problem" data-testid="trace-error" data-file=file_attr>
+            <li class="problem" data-testid=testid data-file=file_attr>
                 {p.file.map(|f| view! { <strong class="file-name">{f}</strong> })}
                 <span class="message">{p.message}</span>
                 {p.hint.map(|h| view! { <span class="hint">{h}</span> })}

@@ -17,9 +17,9 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::Attribution;
+use super::{Attribution, IntervalRow};
 use crate::attribution::{AttributionResult, Classification};
 use crate::clocks::{markers_by_rank, Alignment};
 use crate::csv_text::CsvText;
@@ -28,13 +28,20 @@ use crate::trace::event::Events;
 use crate::trace::Dataset;
 
 /// What a comparison needs to know of a run besides its results: its ranks (those with
-/// no interval count too) and the time of its first event.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// no interval count too), the time of its first event and the first collectives of
+/// its first rank with markers (to line two runs up at one of them).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RunFacts {
     pub ranks: BTreeSet<i64>,
     /// The first event's timestamp on the run's own clock (`None`: no events).
     pub start_ns: Option<i64>,
+    /// The first [`ANCHOR_MARKERS`] collective markers of the lowest rank with markers
+    /// (that rank is the clocks' reference: its times are the same on aligned clocks).
+    pub anchor_markers_ns: Vec<i64>,
 }
+
+/// How many of a run's first collectives [`CompareAxis::AtCollective`] can choose from.
+pub const ANCHOR_MARKERS: usize = 256;
 
 impl RunFacts {
     /// The ranks and the start of a session's events.
@@ -61,15 +68,22 @@ impl RunFacts {
                 }
             }
         }
+        let mut anchor_markers_ns = markers_by_rank(events)
+            .into_iter()
+            .find(|(_, m)| !m.is_empty())
+            .map(|(_, m)| m)
+            .unwrap_or_default();
+        anchor_markers_ns.truncate(ANCHOR_MARKERS);
         RunFacts {
             start_ns: first.values().copied().min(),
             ranks: first.into_keys().collect(),
+            anchor_markers_ns,
         }
     }
 }
 
 /// One run's intervals on one rank.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct RankStats {
     pub intervals: u64,
     pub confident: u64,
@@ -84,18 +98,18 @@ pub struct RankStats {
 }
 
 impl RankStats {
-    fn add(&mut self, r: &AttributionResult, start_ns: i64) {
+    fn add(&mut self, r: &impl Interval, start_ns: i64) {
         self.intervals += 1;
-        match r.classification {
+        match r.class() {
             Classification::CollectiveConfident => self.confident += 1,
             Classification::CollectiveLikely => self.likely += 1,
             Classification::CollectiveSuspect => self.suspect += 1,
         }
-        let gap = r.evidence.peak_gap_bytes;
+        let gap = r.peak_gap_bytes();
         self.total_gap_bytes = self.total_gap_bytes.saturating_add(gap);
         if self.peak_at_ns.is_none() || gap > self.peak_gap_bytes {
             self.peak_gap_bytes = gap;
-            let from_start = r.interval_start_ns.saturating_sub(i128::from(start_ns));
+            let from_start = r.start_ns().saturating_sub(i128::from(start_ns));
             self.peak_at_ns = Some(from_start.clamp(i64::MIN.into(), i64::MAX.into()) as i64);
         }
     }
@@ -108,7 +122,7 @@ impl RankStats {
 
 /// Whether run B is better on a rank (or in all): fewer confident intervals, then fewer
 /// likely ones, then a smaller peak gap, then a smaller total gap.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Change {
     Better,
@@ -153,7 +167,7 @@ impl Change {
 }
 
 /// One rank in both runs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RankComparison {
     pub rank: i64,
     /// `None`: the rank is not in that run.
@@ -172,7 +186,7 @@ impl RankComparison {
 }
 
 /// A measure of [`RankStats`] the table shows and sorts by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Measure {
     Intervals,
@@ -236,7 +250,7 @@ impl Measure {
 }
 
 /// One run's totals over its ranks.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct RunTotals {
     pub ranks: usize,
     #[serde(flatten)]
@@ -246,7 +260,7 @@ pub struct RunTotals {
 }
 
 /// Run A against run B.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Comparison {
     pub a: RunTotals,
     pub b: RunTotals,
@@ -256,17 +270,56 @@ pub struct Comparison {
     pub verdict: String,
 }
 
-/// One run to compare: its facts, its results and whether its clocks were aligned.
-#[derive(Debug, Clone, Copy)]
-pub struct RunInput<'a> {
+/// What a comparison reads of one interval: the same of stormlog's results (the CLI)
+/// and of the rows the page holds ([`IntervalRow`]).
+pub trait Interval {
+    fn rank(&self) -> i64;
+    fn start_ns(&self) -> i128;
+    fn class(&self) -> Classification;
+    fn peak_gap_bytes(&self) -> i64;
+}
+
+impl Interval for AttributionResult {
+    fn rank(&self) -> i64 {
+        self.rank
+    }
+    fn start_ns(&self) -> i128 {
+        self.interval_start_ns
+    }
+    fn class(&self) -> Classification {
+        self.classification
+    }
+    fn peak_gap_bytes(&self) -> i64 {
+        self.evidence.peak_gap_bytes
+    }
+}
+
+impl Interval for IntervalRow {
+    fn rank(&self) -> i64 {
+        self.rank
+    }
+    fn start_ns(&self) -> i128 {
+        self.interval_start_ns.into()
+    }
+    fn class(&self) -> Classification {
+        self.classification
+    }
+    fn peak_gap_bytes(&self) -> i64 {
+        self.peak_gap_bytes
+    }
+}
+
+/// One run to compare: its facts, its intervals and whether its clocks were aligned.
+#[derive(Debug)]
+pub struct RunInput<'a, R> {
     pub facts: &'a RunFacts,
-    pub results: &'a [AttributionResult],
+    pub results: &'a [R],
     pub aligned_clocks: bool,
 }
 
-impl<'a> RunInput<'a> {
+impl<'a> RunInput<'a, AttributionResult> {
     /// An attribution's results on a run with `facts`.
-    pub fn of(facts: &'a RunFacts, attribution: &'a Attribution) -> RunInput<'a> {
+    pub fn of(facts: &'a RunFacts, attribution: &'a Attribution) -> Self {
         RunInput {
             facts,
             results: &attribution.results,
@@ -275,7 +328,7 @@ impl<'a> RunInput<'a> {
     }
 }
 
-fn per_rank(run: &RunInput<'_>) -> BTreeMap<i64, RankStats> {
+fn per_rank<R: Interval>(run: &RunInput<'_, R>) -> BTreeMap<i64, RankStats> {
     let start_ns = run.facts.start_ns.unwrap_or(0);
     let mut by_rank: BTreeMap<i64, RankStats> = run
         .facts
@@ -284,7 +337,7 @@ fn per_rank(run: &RunInput<'_>) -> BTreeMap<i64, RankStats> {
         .map(|&r| (r, RankStats::default()))
         .collect();
     for r in run.results {
-        by_rank.entry(r.rank).or_default().add(r, start_ns);
+        by_rank.entry(r.rank()).or_default().add(r, start_ns);
     }
     by_rank
 }
@@ -329,7 +382,7 @@ pub fn compare_attributions(
 }
 
 /// Where run B's lanes sit against run A's on one time axis.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CompareAxis {
     /// Each run from its own first event.
@@ -341,20 +394,17 @@ pub enum CompareAxis {
 }
 
 /// What to add to run B's timestamps to draw them on run A's axis (`None`: a run has
-/// no events, or fewer than `n + 1` markers on its first rank with markers).
-pub fn b_shift_ns(a: &Events<'_>, b: &Events<'_>, axis: CompareAxis) -> Option<i64> {
-    let anchor = |events: &Events<'_>| match axis {
-        CompareAxis::FromStart => RunFacts::of(events).start_ns,
-        CompareAxis::AtCollective(n) => markers_by_rank(events)
-            .into_iter()
-            .find(|(_, m)| !m.is_empty())
-            .and_then(|(_, m)| m.get(n).copied()),
+/// no events, or fewer than `n + 1` anchor markers).
+pub fn b_shift_ns(a: &RunFacts, b: &RunFacts, axis: CompareAxis) -> Option<i64> {
+    let anchor = |facts: &RunFacts| match axis {
+        CompareAxis::FromStart => facts.start_ns,
+        CompareAxis::AtCollective(n) => facts.anchor_markers_ns.get(n).copied(),
     };
     Some(anchor(a)?.saturating_sub(anchor(b)?))
 }
 
 /// Run A against run B, rank by rank.
-pub fn compare(a: RunInput<'_>, b: RunInput<'_>) -> Comparison {
+pub fn compare<R: Interval>(a: RunInput<'_, R>, b: RunInput<'_, R>) -> Comparison {
     let (mut a_ranks, mut b_ranks) = (per_rank(&a), per_rank(&b));
     let all: BTreeSet<i64> = a_ranks.keys().chain(b_ranks.keys()).copied().collect();
     let (a_totals, b_totals) = (
@@ -614,13 +664,69 @@ mod tests {
         RunFacts {
             ranks: ranks.iter().copied().collect(),
             start_ns: Some(start_ns),
+            anchor_markers_ns: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_page_rows_compare_as_the_results_they_come_from() {
+        let (fa, fb) = (facts(&[0, 1], 100), facts(&[0, 1, 2], 0));
+        let a = [result(0, 300, C, GIB), result(1, 400, L, 2 * GIB)];
+        let b = [result(1, 900, S, GIB), result(2, 50, C, 3 * GIB)];
+        let rows =
+            |r: &[AttributionResult]| r.iter().map(IntervalRow::from_result).collect::<Vec<_>>();
+        let (ra, rb) = (rows(&a), rows(&b));
+        let from_rows = compare(
+            RunInput {
+                facts: &fa,
+                results: &ra,
+                aligned_clocks: true,
+            },
+            RunInput {
+                facts: &fb,
+                results: &rb,
+                aligned_clocks: false,
+            },
+        );
+        let from_results = compare(
+            RunInput {
+                facts: &fa,
+                results: &a,
+                aligned_clocks: true,
+            },
+            RunInput {
+                facts: &fb,
+                results: &b,
+                aligned_clocks: false,
+            },
+        );
+        assert_eq!(from_rows, from_results);
+        assert_eq!(to_csv(&from_rows), to_csv(&from_results));
+    }
+
+    #[test]
+    fn b_shifts_onto_a_by_the_starts_or_by_a_chosen_collective() {
+        let mut a = facts(&[0], 1_000);
+        let mut b = facts(&[0], 5_000);
+        a.anchor_markers_ns = vec![2_000, 3_000];
+        b.anchor_markers_ns = vec![7_500];
+        assert_eq!(b_shift_ns(&a, &b, CompareAxis::FromStart), Some(-4_000));
+        assert_eq!(
+            b_shift_ns(&a, &b, CompareAxis::AtCollective(0)),
+            Some(-5_500)
+        );
+        assert_eq!(b_shift_ns(&a, &b, CompareAxis::AtCollective(1)), None);
+        b.start_ns = None;
+        assert_eq!(b_shift_ns(&a, &b, CompareAxis::FromStart), None);
     }
 
     const GIB: i64 = 1 << 30;
     use Classification::{CollectiveConfident as C, CollectiveLikely as L, CollectiveSuspect as S};
 
-    fn run<'a>(facts: &'a RunFacts, results: &'a [AttributionResult]) -> RunInput<'a> {
+    fn run<'a>(
+        facts: &'a RunFacts,
+        results: &'a [AttributionResult],
+    ) -> RunInput<'a, AttributionResult> {
         RunInput {
             facts,
             results,

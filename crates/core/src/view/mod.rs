@@ -8,6 +8,7 @@
 pub mod all_configs;
 pub mod charts;
 pub mod clocks;
+pub mod compare;
 pub mod config_detail;
 pub mod custom;
 pub mod explain;

@@ -5,6 +5,7 @@
 //! defaults. Decoding is forgiving: unknown keys and bad values are dropped and listed
 //! (the page shows one notice), everything else is kept. Decoding never fails.
 
+use crate::analysis::compare::{CompareAxis, ANCHOR_MARKERS};
 use crate::attribution::{Preset, OVERRIDE_FIELDS};
 
 use super::explore::{parse_count, parse_ms, parse_short_key, ColorBy, ExploreSettings};
@@ -104,11 +105,33 @@ pub struct ExploreLink {
     pub color: ColorBy,
 }
 
+/// Run B of a comparison: its own attribution settings and files (`b.preset=high`,
+/// `b.o.FIELD=…`, `b.phases=1`, `b.clocks=aligned`, `b.session=…`, `b.files=…`; the
+/// view's keys of [`TraceLink`] — ranks, window, selection, lanes — are run A's and
+/// shared), and where B's lanes sit (`cmp=start` or `cmp=coll:N`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CompareLink {
+    /// Only the attribution keys and `files` are used.
+    pub settings: TraceLink,
+    pub axis: CompareAxis,
+}
+
+impl CompareLink {
+    /// Whether the link asks for a comparison at all.
+    pub fn is_set(&self) -> bool {
+        self.settings != TraceLink::default() || self.axis != CompareAxis::default()
+    }
+}
+
+/// The keys of a run's attribution settings that run B has too (`b.` before them).
+const RUN_B_KEYS: [&str; 5] = ["preset", "phases", "clocks", "session", "files"];
+
 /// Everything a link carries.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Link {
     pub view: View,
     pub trace: TraceLink,
+    pub compare: CompareLink,
     pub explore: ExploreLink,
 }
 
@@ -227,8 +250,39 @@ impl Link {
             let listed = &t.files[..t.files.len().min(MAX_LINK_FILES)];
             parts.push(format!("files={}", encode_list(listed)));
         }
+        self.compare_parts(&mut parts);
         self.explore_parts(&mut parts);
         format!("#{}", parts.join("&"))
+    }
+
+    /// Run B's keys (`b.…`) and the comparison's axis.
+    fn compare_parts(&self, parts: &mut Vec<String>) {
+        let b = &self.compare.settings;
+        if b.preset != Preset::Medium {
+            parts.push(format!("b.preset={}", b.preset.as_str()));
+        }
+        for (field, value) in &b.overrides {
+            if !value.trim().is_empty() {
+                parts.push(format!("b.o.{field}={}", encode_component(value.trim())));
+            }
+        }
+        if b.phases {
+            parts.push("b.phases=1".to_string());
+        }
+        if b.align_clocks {
+            parts.push("b.clocks=aligned".to_string());
+        }
+        if let Some(session) = &b.session {
+            parts.push(format!("b.session={}", encode_component(session)));
+        }
+        if !b.files.is_empty() {
+            let listed = &b.files[..b.files.len().min(MAX_LINK_FILES)];
+            parts.push(format!("b.files={}", encode_list(listed)));
+        }
+        match self.compare.axis {
+            CompareAxis::FromStart => {}
+            CompareAxis::AtCollective(n) => parts.push(format!("cmp=coll:{n}")),
+        }
     }
 
     /// Read a fragment (with or without its `#`): the settings, and what was dropped.
@@ -391,6 +445,34 @@ impl Link {
 
     /// Use one `key=value` of a link (`raw` still percent-encoded).
     fn apply(&mut self, key: &str, raw: &str) -> Result<(), &'static str> {
+        if let Some(rest) = key.strip_prefix("b.") {
+            if !RUN_B_KEYS.contains(&rest) && !rest.starts_with("o.") {
+                return Err("not a setting of run B");
+            }
+            // Run B's keys read as run A's do, into run B's settings.
+            let mut run_b = Link {
+                trace: std::mem::take(&mut self.compare.settings),
+                ..Link::default()
+            };
+            let result = run_b.apply(rest, raw);
+            self.compare.settings = run_b.trace;
+            return result;
+        }
+        if key == "cmp" {
+            let value = decode_component(raw).unwrap_or_default();
+            let value = value.trim();
+            self.compare.axis = match value.strip_prefix("coll:") {
+                _ if value == "start" => CompareAxis::FromStart,
+                Some(n) => CompareAxis::AtCollective(
+                    n.parse::<usize>()
+                        .ok()
+                        .filter(|&n| n < ANCHOR_MARKERS)
+                        .ok_or("not a collective's number")?,
+                ),
+                None => return Err("not start or coll:N"),
+            };
+            return Ok(());
+        }
         if key != "files" && key != "pin" {
             if let Some(value) = decode_component(raw) {
                 if let Some(result) = self.apply_explore(key, &value, raw) {
@@ -584,8 +666,52 @@ mod tests {
                 selected: Some((3, 1_700_000_001_880_000_000)),
                 files: vec!["rank0_events.json".into(), "odd,name#1.json".into()],
             },
+            compare: CompareLink::default(),
             explore: ExploreLink::default(),
         }
+    }
+
+    #[test]
+    fn run_b_keeps_its_own_settings_and_files_and_the_axis() {
+        let mut link = full();
+        link.compare = CompareLink {
+            settings: TraceLink {
+                preset: Preset::Low,
+                overrides: vec![("min_confidence".into(), "0.5".into())],
+                phases: true,
+                align_clocks: true,
+                session: Some("run b".into()),
+                files: vec!["b/rank0.json".into(), "b/rank1.json".into()],
+                ..TraceLink::default()
+            },
+            axis: CompareAxis::AtCollective(3),
+        };
+        let fragment = link.fragment();
+        assert!(
+            fragment.contains(
+                "&b.preset=low&b.o.min_confidence=0.5&b.phases=1&b.clocks=aligned\
+                 &b.session=run%20b&b.files=b/rank0.json,b/rank1.json&cmp=coll:3"
+            ),
+            "{fragment}"
+        );
+        assert_eq!(Link::parse(&fragment), (link.clone(), vec![]));
+        assert!(link.compare.is_set() && !Link::default().compare.is_set());
+        // Run A's settings are untouched by run B's keys and the other way round.
+        let (only_b, dropped) =
+            Link::parse("#b.preset=high&b.ranks=1&b.b.preset=low&cmp=coll:x&cmp=start");
+        assert_eq!(only_b.trace.preset, Preset::Medium);
+        assert_eq!(only_b.compare.settings.preset, Preset::High);
+        assert_eq!(only_b.compare.axis, CompareAxis::FromStart);
+        let reasons: Vec<(&str, &str)> =
+            dropped.iter().map(|d| (d.key.as_str(), d.reason)).collect();
+        assert_eq!(
+            reasons,
+            [
+                ("b.ranks", "not a setting of run B"),
+                ("b.b.preset", "not a setting of run B"),
+                ("cmp", "not a collective's number"),
+            ]
+        );
     }
 
     #[test]
