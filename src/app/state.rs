@@ -250,6 +250,8 @@ pub struct CompareState {
     pub sort: RwSignal<(Option<Measure>, bool)>,
     /// Where run B's lanes sit against run A's.
     pub axis: RwSignal<CompareAxis>,
+    /// The latest timeline data of run B (for run A's window, shifted onto B's clock).
+    pub frame: RwSignal<Option<Arc<WindowData>>>,
 }
 
 impl CompareState {
@@ -271,6 +273,7 @@ impl CompareState {
             editing: RwSignal::new(RunSlot::A),
             sort: RwSignal::new((None, true)),
             axis: RwSignal::new(b.axis),
+            frame: RwSignal::new(None),
         }
     }
 

@@ -38,6 +38,8 @@ pub struct Workers {
     run_generation: Cell<u64>,
     compare_load_generation: Cell<u64>,
     compare_run_generation: Cell<u64>,
+    /// Run B's timeline windows: only the newest answer is shown.
+    pub compare_window_generation: Cell<u64>,
     /// Timeline windows: one request in flight, the newest one waiting.
     pub window_in_flight: Cell<bool>,
     pub window_pending: RefCell<VecDeque<WindowQuery>>,
@@ -68,6 +70,7 @@ impl Workers {
             run_generation: Cell::new(0),
             compare_load_generation: Cell::new(0),
             compare_run_generation: Cell::new(0),
+            compare_window_generation: Cell::new(0),
             window_in_flight: Cell::new(false),
             window_pending: RefCell::new(VecDeque::new()),
             explore: RefCell::new(None),

@@ -60,6 +60,18 @@ export const tests = [
       assert.deepEqual(await rowsOf(page), want.ranks.map((r) => [String(r.rank), r.change]));
       assert.equal(await byTestId(page, 'compare-verdict').innerText(), want.verdict);
       assert.match(want.verdict, /^B has 100 % fewer confident spikes \(12 → 0\)/);
+      // The timeline draws run B's lane under each of run A's, lined up at the starts
+      // (rank 2's clock is 250 ms behind in run B) or at a chosen collective.
+      const lanes = (key) => page.evaluate((k) => document.querySelector('[data-testid="timeline-canvas"]').dataset[k], key);
+      await page.waitForFunction(() => document.querySelector('[data-testid="timeline-canvas"]').dataset.lanesPerRank === '2');
+      const shift = Number(await lanes('bShiftNs'));
+      assert.ok(Math.abs(shift - 250e6) <= 10e3, `B's lanes shifted by ${shift} ns`);
+      await byTestId(page, 'compare-axis').selectOption('collective');
+      await page.waitForFunction(() => document.querySelector('[data-testid="timeline-canvas"]').dataset.bShiftNs === '0');
+      await byTestId(page, 'compare-axis-collective').fill('3');
+      await byTestId(page, 'compare-axis-collective').press('Tab');
+      await page.waitForFunction(() => location.hash.includes('cmp=coll:2'));
+      assert.equal(await lanes('bShiftNs'), '0', "rank 0's clock is the same in both runs");
       let got = await downloads(page, false);
       assert.equal(got.json, cli(['compare', '--a', PERFECT, '--b', SKEWED, '--format', 'json']).toString());
       assert.equal(got.csv, cli(['compare', '--a', PERFECT, '--b', SKEWED, '--format', 'csv']).toString());
@@ -101,6 +113,7 @@ export const tests = [
       await byTestId(page, 'compare-remove').click();
       assert.equal(await byTestId(page, 'compare-table').count(), 0);
       assert.ok((await runs(page)) >= 1);
+      await page.waitForFunction(() => document.querySelector('[data-testid="timeline-canvas"]').dataset.lanesPerRank === '1');
     },
   },
   {

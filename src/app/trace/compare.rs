@@ -9,7 +9,7 @@ use leptos::ev::Event;
 use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::analysis::compare::{
-    self, compare as compare_runs, sort_rows, Comparison, RunInput,
+    self, compare as compare_runs, sort_rows, CompareAxis, Comparison, RunInput, ANCHOR_MARKERS,
 };
 use shardscope_core::analysis::IntervalRow;
 use shardscope_core::view::compare::{
@@ -69,6 +69,7 @@ pub fn CompareInput() -> impl IntoView {
         b.wanted_files.set(Vec::new());
         b.problems.set(Vec::new());
         b.phase.set(Phase::Idle);
+        state.compare.frame.set(None);
         state.compare.editing.set(RunSlot::A);
     };
     let loaded = move || b.report.with(Option::is_some);
@@ -180,8 +181,64 @@ pub fn CompareInput() -> impl IntoView {
                     "Cancel"
                 </button>
             </div>
+            <Show when=loaded>
+                <AxisField />
+            </Show>
             <ProblemList problems=b.problems testid="compare-error" />
         </section>
+    }
+}
+
+/// Where run B's lanes sit on the timeline: from its own start, or at the n-th
+/// collective of both runs.
+#[component]
+fn AxisField() -> impl IntoView {
+    let axis = expect_context::<AppState>().compare.axis;
+    let at_collective = move || matches!(axis.get(), CompareAxis::AtCollective(_));
+    let on_kind = move |ev: Event| {
+        axis.set(match event_target_value(&ev).as_str() {
+            "collective" => CompareAxis::AtCollective(0),
+            _ => CompareAxis::FromStart,
+        })
+    };
+    // Shown from 1 (the first collective), kept from 0.
+    let on_number = move |ev: Event| {
+        if let Ok(n) = event_target_value(&ev).trim().parse::<usize>() {
+            let n = n.clamp(1, ANCHOR_MARKERS);
+            axis.set(CompareAxis::AtCollective(n - 1));
+        }
+    };
+    let number = move || match axis.get() {
+        CompareAxis::AtCollective(n) => (n + 1).to_string(),
+        CompareAxis::FromStart => "1".to_string(),
+    };
+    view! {
+        <div class="field compare-axis">
+            <label for="compare-axis">"Run B's lanes start"</label>
+            <select
+                id="compare-axis"
+                data-testid="compare-axis"
+                on:change=on_kind
+                prop:value=move || if at_collective() { "collective" } else { "start" }
+            >
+                <option value="start">"with run A's start"</option>
+                <option value="collective">"at a collective of run A"</option>
+            </select>
+            <Show when=at_collective>
+                <label for="compare-axis-collective" class="small">
+                    "Collective (1 = the first of the lowest rank with markers)"
+                </label>
+                <input
+                    id="compare-axis-collective"
+                    type="number"
+                    min="1"
+                    max=ANCHOR_MARKERS.to_string()
+                    data-testid="compare-axis-collective"
+                    prop:value=number
+                    on:change=on_number
+                />
+            </Show>
+        </div>
     }
 }
 
@@ -327,4 +384,3 @@ pub fn RunSwitch() -> impl IntoView {
         </Show>
     }
 }
-

@@ -519,6 +519,28 @@ pub fn request_window(state: AppState, workers: WorkersHandle, query: WindowQuer
     });
 }
 
+/// Ask run B's worker for timeline data; the newest request's answer wins (an older one
+/// arriving later is dropped).
+pub fn request_window_b(state: AppState, workers: WorkersHandle, query: WindowQuery) {
+    let Some(client) = workers.with_value(|w| w.holder(RunSlot::B).borrow().clone()) else {
+        return;
+    };
+    let generation = workers.with_value(|w| {
+        let g = w.compare_window_generation.get() + 1;
+        w.compare_window_generation.set(g);
+        g
+    });
+    let frame = state.compare.frame;
+    client.request(RequestBody::Window { query }, move |response| {
+        let newest = workers.with_value(|w| w.compare_window_generation.get() == generation);
+        if let (true, ResponseBody::Window(payload)) = (newest, response) {
+            if let Some(data) = WindowData::from_bytes(&payload.window) {
+                frame.set(Some(Arc::new(data)));
+            }
+        }
+    });
+}
+
 /// Ask for the overview strip of the visible ranks.
 pub fn request_overview(state: AppState, workers: WorkersHandle, columns: u32, ranks: Vec<i64>) {
     let Some(client) = workers.with_value(|w| w.trace_worker()) else {

@@ -2,7 +2,10 @@
 //! each change marked better or worse), its columns and the exports' file names. The
 //! numbers are [`crate::analysis::compare`]'s, the CLI's.
 
-use crate::analysis::compare::{Change, Measure, RankComparison, RankStats};
+use super::timeline::TimeWindow;
+use crate::analysis::compare::{
+    b_shift_ns, Change, CompareAxis, Measure, RankComparison, RankStats, RunFacts,
+};
 use crate::format::format_bytes;
 
 /// The measures the table shows, in its column order.
@@ -114,6 +117,35 @@ pub fn change_tone(change: Change) -> Tone {
     }
 }
 
+/// What to add to run B's lane times to draw them on run A's axis: the difference of
+/// the lanes' first times (`FromStart`; the lanes may be on aligned clocks, so their own
+/// starts are passed), or of the chosen collective of the runs' first rank with markers
+/// (the clocks' reference, the same on raw and aligned clocks).
+pub fn lane_shift_ns(
+    a: (&RunFacts, Option<i64>),
+    b: (&RunFacts, Option<i64>),
+    axis: CompareAxis,
+) -> Option<i64> {
+    let on_lanes = |(facts, start_ns): (&RunFacts, Option<i64>)| RunFacts {
+        start_ns,
+        ranks: Default::default(),
+        anchor_markers_ns: facts.anchor_markers_ns.clone(),
+    };
+    b_shift_ns(&on_lanes(a), &on_lanes(b), axis)
+}
+
+/// The time span both runs' lanes cover on run A's axis: A's bounds joined with B's
+/// shifted by `shift_ns`.
+pub fn joined_bounds(a: TimeWindow, b: Option<TimeWindow>, shift_ns: i64) -> TimeWindow {
+    match b {
+        Some(b) => TimeWindow::new(
+            a.start_ns.min(b.start_ns.saturating_add(shift_ns)),
+            a.end_ns.max(b.end_ns.saturating_add(shift_ns)),
+        ),
+        None => a,
+    }
+}
+
 /// The comparison exports' file name: `shardscope-compare.csv`, with
 /// `-aligned-clocks` when either run was attributed on aligned clocks.
 pub fn export_file_name(aligned: bool, extension: &str) -> String {
@@ -192,5 +224,38 @@ mod tests {
             "shardscope-compare-aligned-clocks.csv"
         );
         assert_eq!(export_file_name(false, "json"), "shardscope-compare.json");
+    }
+
+    #[test]
+    fn lanes_line_up_at_their_starts_or_at_a_collective_and_bounds_join() {
+        let facts = |markers: Vec<i64>| RunFacts {
+            start_ns: Some(-1),
+            anchor_markers_ns: markers,
+            ..RunFacts::default()
+        };
+        let (a, b) = (facts(vec![1_000, 2_000]), facts(vec![10_500]));
+        // The lanes' own starts count, not the facts' (lanes may be on aligned clocks).
+        assert_eq!(
+            lane_shift_ns((&a, Some(100)), (&b, Some(9_000)), CompareAxis::FromStart),
+            Some(-8_900)
+        );
+        assert_eq!(
+            lane_shift_ns(
+                (&a, Some(100)),
+                (&b, Some(9_000)),
+                CompareAxis::AtCollective(0)
+            ),
+            Some(-9_500)
+        );
+        assert_eq!(
+            lane_shift_ns((&a, Some(100)), (&b, None), CompareAxis::FromStart),
+            None
+        );
+        let w = TimeWindow::new(0, 100);
+        assert_eq!(
+            joined_bounds(w, Some(TimeWindow::new(50, 300)), -100),
+            TimeWindow::new(-50, 200)
+        );
+        assert_eq!(joined_bounds(w, None, 5), w);
     }
 }

@@ -99,6 +99,42 @@ pub struct TimelineSpec<'a> {
     pub hovered: Option<usize>,
     /// The pointer's x (CSS px) for the crosshair.
     pub hover_x: Option<f64>,
+    /// A second run drawn under each of this run's lanes (beyond stormlog): the layout
+    /// then has two lanes per rank, A above B ([`lanes_per_rank`]).
+    pub compare: Option<CompareLanes<'a>>,
+}
+
+/// Run B of a comparison, as the timeline draws it.
+#[derive(Debug, Clone, Copy)]
+pub struct CompareLanes<'a> {
+    pub frame: Option<&'a WindowData>,
+    pub rows: &'a [IntervalRow],
+    /// Added to run B's times to place them on run A's axis.
+    pub shift_ns: i64,
+}
+
+/// Lanes per rank: 2 while a second run is compared (A's lane, then B's), else 1.
+pub fn lanes_per_rank(comparing: bool) -> usize {
+    if comparing {
+        2
+    } else {
+        1
+    }
+}
+
+/// The rank and the run (0: A, 1: B) of lane `lane` of `ranks`.
+pub fn lane_rank(ranks: &[i64], lane: usize, per_rank: usize) -> Option<(i64, usize)> {
+    let per_rank = per_rank.max(1);
+    Some((*ranks.get(lane / per_rank)?, lane % per_rank))
+}
+
+/// One run's layer of the picture: its data, its lanes (`run` of every pair) and where
+/// its times sit on the axis.
+struct Layer<'a> {
+    frame: Option<&'a WindowData>,
+    rows: &'a [IntervalRow],
+    shift_ns: i64,
+    run: usize,
 }
 
 /// A band's painted x-range (CSS px), clamped to the plot; at least `min_width` wide.
@@ -179,11 +215,36 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
     let font = 11.0 * s;
     let small = 10.0 * s;
 
-    // Lane backgrounds and labels.
+    let mut layers = vec![Layer {
+        frame: spec.frame,
+        rows: spec.rows,
+        shift_ns: 0,
+        run: 0,
+    }];
+    if let Some(b) = spec.compare {
+        layers.push(Layer {
+            frame: b.frame,
+            rows: b.rows,
+            shift_ns: b.shift_ns,
+            run: 1,
+        });
+    }
+    let per_rank = layers.len();
+    let lane_of = |rank: i64, run: usize| {
+        spec.ranks
+            .iter()
+            .position(|&r| r == rank)
+            .map(|i| i * per_rank + run)
+    };
+
+    // Lane backgrounds and labels (compared: a shade per rank's pair, "A"/"B" marks).
     let stride = l.lanes.label_stride();
-    for (i, rank) in spec.ranks.iter().enumerate() {
+    for i in 0..spec.ranks.len() * per_rank {
+        let Some((rank, run)) = lane_rank(spec.ranks, i, per_rank) else {
+            continue;
+        };
         let (top, bottom) = l.lanes.lane_y(i);
-        if i % 2 == 1 {
+        if (i / per_rank) % 2 == 1 {
             scene.rect(
                 px(0.0),
                 px(top),
@@ -192,11 +253,25 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
                 palette::LANE_SHADE,
             );
         }
+        if per_rank > 1 && run == 0 && i > 0 {
+            scene.rect(
+                px(0.0),
+                px(top) - 0.5 * s,
+                px(l.width),
+                px(top) + 0.5 * s,
+                palette::GRID,
+            );
+        }
         if i % stride == 0 {
+            let label = match (per_rank, run) {
+                (1, _) => format!("rank {rank}"),
+                (_, 0) => format!("rank {rank} A"),
+                _ => "B".to_string(),
+            };
             scene.text(
                 px(l.plot_x0 - 8.0),
                 px((top + bottom) / 2.0),
-                format!("rank {rank}"),
+                label,
                 if l.lanes.lane_height_px < 16.0 {
                     small
                 } else {
@@ -241,20 +316,32 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
     // a colour (the painter then sets the canvas colour once per run, not per band:
     // thousands of bands alternating colours cost ~30 ms a picture).
     let bands = merged_bands(
-        spec.rows
+        layers
             .iter()
-            .filter(|row| spec.shown[class_index(row.classification)])
-            .filter_map(|row| {
-                let lane = spec.ranks.iter().position(|&r| r == row.rank)?;
-                let (x0, x1) = band_x(&map, &l, row.interval_start_ns, row.interval_end_ns, 2.0)?;
-                let (top, bottom) = l.lanes.lane_y(lane);
-                Some((row.classification, x0, x1, top + 1.0, bottom - 1.0))
+            .flat_map(|layer| {
+                layer
+                    .rows
+                    .iter()
+                    .filter(|row| spec.shown[class_index(row.classification)])
+                    .filter_map(|row| {
+                        let lane = lane_of(row.rank, layer.run)?;
+                        let (start, end) = (
+                            row.interval_start_ns.saturating_add(layer.shift_ns),
+                            row.interval_end_ns.saturating_add(layer.shift_ns),
+                        );
+                        let (x0, x1) = band_x(&map, &l, start, end, 2.0)?;
+                        let (top, bottom) = l.lanes.lane_y(lane);
+                        Some((row.classification, x0, x1, top + 1.0, bottom - 1.0))
+                    })
             })
             .collect(),
     );
     // Room for every band's shapes and the curves up front: growing a vector of
     // thousands of shapes step by step costs a big picture milliseconds of copying.
-    let lanes = spec.frame.map_or(0, |f| f.lanes.len());
+    let lanes: usize = layers
+        .iter()
+        .map(|layer| layer.frame.map_or(0, |f| f.lanes.len()))
+        .sum();
     scene.shapes.reserve(bands.len() * 3 + lanes * 8 + 256);
     let of = |class: Classification| bands.iter().filter(move |b| b.0 == class);
     let filled = [
@@ -299,17 +386,21 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
         }
     }
 
-    // Gap curves and marker ticks from the worker's columns.
-    if let Some(frame) = spec.frame {
+    // Gap curves and marker ticks from the workers' columns.
+    for (frame, shift_ns, run) in layers
+        .iter()
+        .filter_map(|layer| Some((layer.frame?, layer.shift_ns, layer.run)))
+    {
         let columns = frame.columns.max(1) as usize;
         let span = (frame.end_ns - frame.start_ns).max(1) as f64;
+        let frame_start = frame.start_ns.saturating_add(shift_ns) as f64;
         // Column c of the frame, placed in the current window (the frame may be older).
         let x_of = |c: usize| {
-            let ts = frame.start_ns as f64 + span * c as f64 / columns as f64;
+            let ts = frame_start + span * c as f64 / columns as f64;
             map.x(ts.round() as i64)
         };
         for lane in &frame.lanes {
-            let Some(i) = spec.ranks.iter().position(|&r| r == lane.rank) else {
+            let Some(i) = lane_of(lane.rank, run) else {
                 continue;
             };
             let (top, bottom) = l.lanes.lane_y(i);
@@ -376,7 +467,7 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
         let Some(row) = index.and_then(|i| spec.rows.get(i)) else {
             continue;
         };
-        let Some(lane) = spec.ranks.iter().position(|&r| r == row.rank) else {
+        let Some(lane) = lane_of(row.rank, 0) else {
             continue;
         };
         if let Some((x0, x1)) = band_x(&map, &l, row.interval_start_ns, row.interval_end_ns, 4.0) {
@@ -636,6 +727,7 @@ mod tests {
             selected: Some(1),
             hovered: None,
             hover_x: Some(300.0),
+            compare: None,
         };
         let scene = timeline_scene(&spec);
         assert_eq!(scene.width, 1600);
@@ -680,5 +772,112 @@ mod tests {
         };
         assert!(confident(&scene) > 0);
         assert_eq!(confident(&timeline_scene(&hidden)), 0);
+    }
+
+    #[test]
+    fn a_compared_run_gets_the_lane_under_each_rank_with_its_times_shifted() {
+        let layout = TimelineLayout::new(800.0, 2 * lanes_per_rank(true));
+        let a_rows = [row(
+            0,
+            100_000_000,
+            200_000_000,
+            Classification::CollectiveConfident,
+        )];
+        let b_rows = [row(
+            1,
+            50_000_000,
+            150_000_000,
+            Classification::CollectiveConfident,
+        )];
+        let b_frame = WindowData {
+            start_ns: -250_000_000,
+            end_ns: 750_000_000,
+            columns: 2,
+            lanes: vec![LaneWindow {
+                rank: 0,
+                gap_min: vec![1.0, 4.0],
+                gap_max: vec![1.0, 4.0],
+                markers: vec![0, 0],
+                gap_floor_bytes: 0,
+                gap_peak_bytes: 4,
+                window_samples: 2,
+            }],
+        };
+        let spec = TimelineSpec {
+            layout,
+            scale: 1.0,
+            window: TimeWindow::new(0, 1_000_000_000),
+            origin_ns: 0,
+            ranks: &[0, 1],
+            frame: None,
+            rows: &a_rows,
+            shown: [true; 3],
+            selected: Some(0),
+            hovered: None,
+            hover_x: None,
+            compare: Some(CompareLanes {
+                frame: Some(&b_frame),
+                rows: &b_rows,
+                shift_ns: 250_000_000,
+            }),
+        };
+        let scene = timeline_scene(&spec);
+        let texts = scene.texts();
+        assert!(
+            ["rank 0 A", "B", "rank 1 A"]
+                .iter()
+                .all(|t| texts.contains(t)),
+            "{texts:?}"
+        );
+        let fills: Vec<(i32, i32, i32)> = scene
+            .shapes
+            .iter()
+            .filter_map(|s| match s {
+                Shape::Rect {
+                    x0,
+                    y0,
+                    y1,
+                    fill: true,
+                    color,
+                    ..
+                } if *color == palette::BLUE.alpha(0.30) => Some((*x0, *y0, *y1)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(fills.len(), 2, "{fills:?}");
+        let plot = layout.plot_width();
+        let x = |ns: f64| (64.0 + plot * ns / 1e9).round() as i32;
+        // A's band in lane 0 (rank 0, A); B's in lane 3 (rank 1, B), 250 ms later.
+        let (top0, _) = layout.lanes.lane_y(0);
+        let (top3, _) = layout.lanes.lane_y(3);
+        assert!(
+            fills
+                .iter()
+                .any(|f| f.0 == x(1e8) && f.1 == (top0 + 1.0).round() as i32),
+            "{fills:?}"
+        );
+        assert!(
+            fills
+                .iter()
+                .any(|f| f.0 == x(3e8) && f.1 == (top3 + 1.0).round() as i32),
+            "{fills:?}"
+        );
+        // B's curve in lane 1 (rank 0, B), starting at B's frame start shifted to 0.
+        let (top1, bottom1) = layout.lanes.lane_y(1);
+        let polygon = scene.shapes.iter().find_map(|s| match s {
+            Shape::Polygon { points, .. } => Some(points.clone()),
+            _ => None,
+        });
+        let points = polygon.unwrap_or_default();
+        assert_eq!(points.first().map(|p| p.0), Some(64), "{points:?}");
+        assert!(
+            points
+                .iter()
+                .all(|p| f64::from(p.1) >= top1.floor() && f64::from(p.1) <= bottom1.ceil()),
+            "{points:?}"
+        );
+        assert_eq!(lane_rank(&[0, 1], 3, 2), Some((1, 1)));
+        assert_eq!(lane_rank(&[0, 1], 4, 2), None);
+        assert_eq!(lane_rank(&[0, 1], 1, 1), Some((1, 0)));
     }
 }

@@ -127,6 +127,8 @@ pub fn Lanes(model: TimelineModel, canvas: NodeRef<html::Canvas>) -> impl IntoVi
             data-view-start-ns=move || model.window.get().map(|w| w.start_ns.to_string())
             data-view-end-ns=move || model.window.get().map(|w| w.end_ns.to_string())
             data-lanes=move || model.ranks.with(Vec::len).to_string()
+            data-lanes-per-rank=move || model.per_rank.get().to_string()
+            data-b-shift-ns=move || model.b_shift_ns.get().map(|s| s.to_string())
             style:height=move || format!("{}px", model.layout.get().height)
             on:keydown=on_key
             on:wheel=on_wheel

@@ -19,7 +19,7 @@ use shardscope_core::view::lod::{WindowQuery, MAX_COLUMNS};
 use super::super::canvas::{device_pixel_ratio, tracked_width};
 use super::super::state::AppState;
 use super::super::workers::WorkersHandle;
-use super::jobs::{request_overview, request_window};
+use super::jobs::{request_overview, request_window, request_window_b};
 use lanes::Lanes;
 use model::TimelineModel;
 use overview::Overview;
@@ -42,7 +42,7 @@ pub fn Timeline() -> impl IntoView {
             trace.report.track();
         },
     );
-    let model = TimelineModel::new(trace, width);
+    let model = TimelineModel::new(trace, state.compare, width);
     request_on_change(state, workers, model);
     painter::paint_on_change(model, lanes_ref, overview_ref);
     reveal_selection(model);
@@ -79,6 +79,29 @@ fn request_on_change(state: AppState, workers: WorkersHandle, model: TimelineMod
             ranks: Some(model.ranks.get()),
         };
         request_window(state, workers, query);
+    });
+    // Run B's lanes: the same window on B's clock, from B's worker.
+    Effect::new(move |_| {
+        let (Some(window), Some(shift), l) = (
+            model.window.get(),
+            model.b_shift_ns.get(),
+            model.layout.get(),
+        ) else {
+            return;
+        };
+        if l.width <= 1.0 {
+            return;
+        }
+        let columns = (l.plot_width() * device_pixel_ratio())
+            .round()
+            .clamp(1.0, f64::from(MAX_COLUMNS)) as u32;
+        let query = WindowQuery {
+            start_ns: window.start_ns.saturating_sub(shift),
+            end_ns: window.end_ns.saturating_add(1).saturating_sub(shift),
+            columns,
+            ranks: Some(model.ranks.get()),
+        };
+        request_window_b(state, workers, query);
     });
     Effect::new(move |_| {
         let l = model.layout.get();

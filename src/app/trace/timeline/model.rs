@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use shardscope_core::analysis::IntervalRow;
+use shardscope_core::view::compare::{joined_bounds, lane_shift_ns};
 use shardscope_core::view::timeline::{interval_at, row_of, trace_bounds, TimeWindow};
 use shardscope_core::view::timeline_input::{hit_tolerance_ns, INTERVAL_ZOOM_FILL};
-use shardscope_core::view::timeline_scene::TimelineLayout;
+use shardscope_core::view::timeline_scene::{lane_rank, lanes_per_rank, TimelineLayout};
 
 use crate::protocol::TraceReport;
 
-use super::super::super::state::TraceState;
+use super::super::super::state::{CompareState, TraceState};
 
 /// What the pointer is over.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +32,14 @@ pub struct Hover {
 #[derive(Clone, Copy)]
 pub struct TimelineModel {
     pub trace: TraceState,
+    /// Run B of a comparison (its lanes under run A's).
+    pub compare: CompareState,
+    /// Run B's rows, and the shift that puts its times on run A's axis (`None`: no run
+    /// B, or no way to line it up).
+    pub b_rows: Memo<Rows>,
+    pub b_shift_ns: Memo<Option<i64>>,
+    /// Lanes per rank (2 while comparing).
+    pub per_rank: Memo<usize>,
     pub ranks: Memo<Vec<i64>>,
     pub rows: Memo<Rows>,
     /// The trace's extent; `None` before a report.
@@ -45,13 +54,29 @@ pub struct TimelineModel {
 
 impl TimelineModel {
     /// The model of `trace`, laid out `width` CSS px wide.
-    pub fn new(trace: TraceState, width: RwSignal<f64>) -> TimelineModel {
+    pub fn new(trace: TraceState, compare: CompareState, width: RwSignal<f64>) -> TimelineModel {
         let ranks = Memo::new(move |_| trace.visible_ranks());
         let rows = Memo::new(move |_| Rows(trace.report.get()));
+        let b_rows = Memo::new(move |_| Rows(compare.run.report.get()));
+        let b_shift_ns = Memo::new(move |_| {
+            let axis = compare.axis.get();
+            let a = trace.report.get()?;
+            let b = compare.run.report.get()?;
+            lane_shift_ns(
+                (&a.facts, a.trace_start_ns),
+                (&b.facts, b.trace_start_ns),
+                axis,
+            )
+        });
+        let per_rank = Memo::new(move |_| lanes_per_rank(b_shift_ns.get().is_some()));
         let bounds = Memo::new(move |_| {
-            trace.report.with(|r| {
-                let r = r.as_ref()?;
-                Some(trace_bounds(r.trace_start_ns?, r.trace_end_ns?, &r.rows))
+            let bounds_of =
+                |r: &TraceReport| Some(trace_bounds(r.trace_start_ns?, r.trace_end_ns?, &r.rows));
+            let a = trace.report.with(|r| bounds_of(r.as_ref()?))?;
+            let b = compare.run.report.with(|r| bounds_of(r.as_ref()?));
+            Some(match b_shift_ns.get() {
+                Some(shift) => joined_bounds(a, b, shift),
+                None => a,
             })
         });
         let origin_ns = Memo::new(move |_| {
@@ -64,9 +89,15 @@ impl TimelineModel {
             let bounds = bounds.get()?;
             Some(trace.window.get().map_or(bounds, |w| w.clamp_to(bounds)))
         });
-        let layout = Memo::new(move |_| TimelineLayout::new(width.get(), ranks.with(Vec::len)));
+        let layout = Memo::new(move |_| {
+            TimelineLayout::new(width.get(), ranks.with(Vec::len) * per_rank.get())
+        });
         TimelineModel {
             trace,
+            compare,
+            b_rows,
+            b_shift_ns,
+            per_rank,
             ranks,
             rows,
             bounds,
@@ -91,13 +122,17 @@ impl TimelineModel {
         let window = self.window.get_untracked()?;
         let l = self.layout.get_untracked();
         let ts_ns = l.xmap(window).ns(x.clamp(l.plot_x0, l.plot_x1));
-        let rank = l
+        let per_rank = self.per_rank.get_untracked();
+        let lane = l
             .lanes
             .lane_at(y)
-            .and_then(|i| self.ranks.with_untracked(|r| r.get(i).copied()));
+            .and_then(|i| self.ranks.with_untracked(|r| lane_rank(r, i, per_rank)));
+        let rank = lane.map(|(rank, _)| rank);
+        // Run B's lanes show; hovering and selecting are run A's.
+        let on_a = lane.is_some_and(|(_, run)| run == 0);
         let tolerance = hit_tolerance_ns(window.span_ns(), l.plot_width());
         let trace = self.trace;
-        let interval = rank.and_then(|rank| {
+        let interval = rank.filter(|_| on_a).and_then(|rank| {
             self.rows.with_untracked(|rows| {
                 interval_at(rows, rank, ts_ns, tolerance)
                     .filter(|&i| trace.class_shown(rows[i].classification))

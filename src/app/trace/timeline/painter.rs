@@ -7,7 +7,9 @@ use std::rc::Rc;
 
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::timeline_scene::{overview_scene, timeline_scene, TimelineSpec};
+use shardscope_core::view::timeline_scene::{
+    overview_scene, timeline_scene, CompareLanes, TimelineSpec,
+};
 
 use super::super::super::canvas::device_pixel_ratio;
 use super::super::super::now_ms;
@@ -57,6 +59,9 @@ pub fn paint_on_change(
     };
     Effect::new(move |_| {
         trace.frame.track();
+        model.compare.frame.track();
+        model.b_shift_ns.track();
+        model.b_rows.track();
         trace.overview.track();
         trace.selected.track();
         trace.shown_classes.track();
@@ -81,6 +86,16 @@ fn paint_lanes(model: TimelineModel, lanes: NodeRef<html::Canvas>, slice_token: 
     let ranks = model.ranks.get_untracked();
     let frame = trace.frame.get_untracked();
     let hover = model.hover.get_untracked();
+    let b_rows = model.b_rows.get_untracked();
+    let b_frame = model.compare.frame.get_untracked();
+    let compare = model
+        .b_shift_ns
+        .get_untracked()
+        .map(|shift_ns| CompareLanes {
+            frame: b_frame.as_deref(),
+            rows: &b_rows,
+            shift_ns,
+        });
     let spec = TimelineSpec {
         layout: model.layout.get_untracked(),
         scale: device_pixel_ratio(),
@@ -93,6 +108,7 @@ fn paint_lanes(model: TimelineModel, lanes: NodeRef<html::Canvas>, slice_token: 
         selected: model.selected_row(),
         hovered: hover.as_ref().and_then(|h| h.interval),
         hover_x: hover.as_ref().map(|h| h.x),
+        compare,
     };
     let started = now_ms();
     let scene = timeline_scene(&spec);
