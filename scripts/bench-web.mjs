@@ -187,6 +187,28 @@ async function frameTimes(page) {
   });
 }
 
+/**
+ * Two runs compared: run A loaded, then run B through its card; the main-thread tasks
+ * from choosing B until the table and both runs' lanes are shown, then frames while the
+ * timeline of both is zoomed and panned.
+ */
+async function compareRuns(page, a, b) {
+  await loadTrace(page, a);
+  const trace = await MainThreadTrace.start(page);
+  await mark(page, 'compare');
+  const t0 = Date.now();
+  await page.locator('[data-testid="compare-b-input"]').setInputFiles(b);
+  await page.waitForFunction(() => document.querySelector('[data-testid="compare-card"]')?.dataset.state === 'done'
+    && document.querySelectorAll('[data-testid="compare-row"]').length > 0, null, { timeout: 600000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="timeline-canvas"]')?.dataset.lanesPerRank === '2');
+  const wall = Date.now() - t0;
+  await page.waitForTimeout(1000);
+  const tasks = await trace.stop();
+  const ranks = await page.locator('[data-testid="compare-row"]').count();
+  record(`compare: ${path.basename(b)} as run B beside ${path.basename(a)} (${ranks} ranks × 2 runs; ${ms(wall)} to the table and lanes)`, longest(tasks, tasks.marks.compare));
+  return { wall, ranks, frames: await frameTimes(page) };
+}
+
 // ---- explore ----------------------------------------------------------------------
 
 const by = (page, id) => page.locator(`[data-testid="${id}"]`);
@@ -330,6 +352,14 @@ for (const [i, file] of traces.entries()) {
   if (i === traces.length - 1) frames = await frameTimes(page);
   await context.close();
 }
+// COMPARE=A,B: two runs of the same kind compared (issue 17: 64 ranks x 2 runs of ~120 MB).
+let compared;
+if (process.env.COMPARE) {
+  const [a, b] = process.env.COMPARE.split(',');
+  const { context, page } = await warmContext();
+  compared = { a, b, ...(await compareRuns(page, a, b)) };
+  await context.close();
+}
 const ex = await explore();
 
 console.log('\n| trace | events | wall to results | two workers: read + parse ranges | loading worker: reads | parse/stitch | attribution | index | MB/s (wall) | wasm memory |');
@@ -343,6 +373,12 @@ if (frames) {
   if (frames.paints.length) {
     console.log(`  paint median ${median(frames.paints).toFixed(1)} ms, max ${Math.max(...frames.paints).toFixed(1)} ms (${frames.paints.length} paints); last worker query ${frames.query} ms`);
   }
+}
+
+if (compared) {
+  const f = compared.frames;
+  console.log(`\ncompare: ${path.basename(compared.a)} vs ${path.basename(compared.b)}, ${compared.ranks} ranks: ${ms(compared.wall)} from choosing run B to the table and lanes;`);
+  console.log(`  timeline of both (${compared.ranks * 2} lanes), one zoom or pan key per frame: frame interval median ${median(f.frames).toFixed(1)} ms, p95 ${pct(f.frames, 0.95).toFixed(1)} ms, max ${Math.max(...f.frames).toFixed(1)} ms`);
 }
 
 console.log(`\n| main-thread tasks, per scenario | longest task | tasks over ${GOAL.taskMs} ms | goal: none over ${GOAL.taskMs} ms |`);

@@ -36,6 +36,10 @@ echo "==> where the native time goes (one process, the 120 MB trace)"
 "$bench" trace "$small" --runs 5 --sequential
 
 echo
+echo "==> attribution on aligned clocks against plain attribution (the 605 MB trace)"
+"$bench" trace "$big" --runs 3
+
+echo
 echo "==> timeline level of detail: one redraw query (64 ranks x 100k samples, 1,200 columns)"
 "$bench" lod --ranks 64 --samples 100000 | tee "$data/lod.txt"
 
