@@ -31,7 +31,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::trace::event::Events;
+use crate::trace::event::{Event, Events, SourceId};
 
 /// Fewer matched markers than this: `too_few_markers`.
 pub const MIN_MATCHES: usize = 3;
@@ -126,10 +126,26 @@ pub enum ClockError {
 /// marker rule; ranks without markers are listed with none.
 pub fn markers_by_rank(session: &Events<'_>) -> Vec<(i64, Vec<i64>)> {
     let mut by_rank: HashMap<i64, Vec<i64>> = HashMap::new();
-    for (event, source) in session.iter() {
-        let markers = by_rank.entry(source.rank).or_default();
-        if source.is_marker() {
-            markers.push(event.timestamp_ns);
+    // Every rank of the session is listed, markers or not. Sources are few and events
+    // many: per event only its source's flags are read.
+    let sources = session.sources;
+    let is_marker: Vec<bool> = (0..sources.len())
+        .map(|id| sources.get(id as SourceId).is_some_and(|s| s.is_marker()))
+        .collect();
+    let mut seen = vec![false; sources.len()];
+    for event in session.list {
+        let id = event.source as usize;
+        if let Some(flag) = seen.get_mut(id) {
+            *flag = true;
+        }
+        if is_marker.get(id).copied().unwrap_or(false) {
+            let rank = sources.of(event).rank;
+            by_rank.entry(rank).or_default().push(event.timestamp_ns);
+        }
+    }
+    for (id, _) in seen.iter().enumerate().filter(|(_, &seen)| seen) {
+        if let Some(source) = sources.get(id as SourceId) {
+            by_rank.entry(source.rank).or_default();
         }
     }
     let mut out: Vec<(i64, Vec<i64>)> = by_rank.into_iter().collect();
@@ -221,10 +237,11 @@ impl Alignment {
     }
 
     fn map(&self, t_ns: i64, offset_ns: i64, drift_ppm: f64) -> i64 {
-        let since_epoch = i128::from(t_ns) - i128::from(self.epoch_ns) - i128::from(offset_ns);
         if drift_ppm == 0.0 {
-            return clamp_i64(i128::from(self.epoch_ns) + since_epoch);
+            // epoch + (t - epoch - offset), exactly, clamped.
+            return t_ns.saturating_sub(offset_ns);
         }
+        let since_epoch = i128::from(t_ns) - i128::from(self.epoch_ns) - i128::from(offset_ns);
         let scaled = (since_epoch as f64 / (1.0 + drift_ppm * 1e-6)).round();
         clamp_i64(i128::from(self.epoch_ns) + scaled as i128)
     }
@@ -246,6 +263,50 @@ impl Alignment {
 
 fn clamp_i64(v: i128) -> i64 {
     v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+}
+
+/// Each event's time on one clock: as recorded, or on the reference rank's clock through
+/// an [`Alignment`] (its rank's model looked up once per source, not per event).
+#[derive(Debug, Clone, Default)]
+pub struct EventClock<'a> {
+    alignment: Option<&'a Alignment>,
+    /// Per source id: the `(offset_ns, drift_ppm)` of its rank, when aligned.
+    by_source: Vec<Option<(i64, f64)>>,
+}
+
+impl<'a> EventClock<'a> {
+    /// The recorded times (stormlog's).
+    pub fn recorded() -> EventClock<'static> {
+        EventClock::default()
+    }
+
+    /// Every `aligned` rank's events on the reference clock; the others as recorded.
+    pub fn on_reference(events: &Events<'_>, alignment: &'a Alignment) -> EventClock<'a> {
+        let models: HashMap<i64, (i64, f64)> = alignment
+            .aligned()
+            .into_iter()
+            .map(|(rank, offset, drift)| (rank, (offset, drift)))
+            .collect();
+        let by_source = (0..events.sources.len())
+            .map(|id| {
+                let source = events.sources.get(id as SourceId)?;
+                models.get(&source.rank).copied()
+            })
+            .collect();
+        EventClock {
+            alignment: Some(alignment),
+            by_source,
+        }
+    }
+
+    /// `event`'s time on this clock.
+    #[inline]
+    pub fn ts(&self, event: &Event) -> i64 {
+        match (self.alignment, self.by_source.get(event.source as usize)) {
+            (Some(alignment), Some(Some(model))) => alignment.map_with(event.timestamp_ns, *model),
+            _ => event.timestamp_ns,
+        }
+    }
 }
 
 /// An eighth of the median spacing of the reference's markers, within bounds.
@@ -465,9 +526,11 @@ fn track(own: &[i64], reference: &[i64], start_ns: i64, tolerance_ns: i64) -> Tr
         recent.push(t.saturating_sub(reference[i]));
         // Until the window is full, the start offset fills it: a stray matched first
         // cannot pull the track away.
-        let mut window = recent.clone();
-        window.resize(TRACK_WINDOW, start_ns);
-        current = median_i64(&window);
+        let mut window = [start_ns; TRACK_WINDOW];
+        for (slot, &offset) in window.iter_mut().zip(&recent) {
+            *slot = offset;
+        }
+        current = median_i64_in(&mut window);
     }
     let pairs: Vec<(i64, i64)> = matches
         .iter()
@@ -485,30 +548,40 @@ fn track(own: &[i64], reference: &[i64], start_ns: i64, tolerance_ns: i64) -> Tr
 }
 
 fn median_i64(values: &[i64]) -> i64 {
-    let mut v = values.to_vec();
-    v.sort_unstable();
+    median_i64_in(&mut values.to_vec())
+}
+
+/// The median of `v` (reordered): selected in linear time, not sorted.
+fn median_i64_in(v: &mut [i64]) -> i64 {
     let n = v.len();
     if n == 0 {
         return 0;
     }
+    let (below, &mut upper, _) = v.select_nth_unstable(n / 2);
     if n % 2 == 1 {
-        v[n / 2]
+        upper
     } else {
+        let lower = below.iter().copied().max().unwrap_or(upper);
         // The mean of the middle two, rounded down, without overflow.
-        ((i128::from(v[n / 2 - 1]) + i128::from(v[n / 2])).div_euclid(2)) as i64
+        ((i128::from(lower) + i128::from(upper)).div_euclid(2)) as i64
     }
 }
 
 fn median_f64(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
     let n = values.len();
     if n == 0 {
         return 0.0;
     }
+    let (below, &mut upper, _) = values.select_nth_unstable_by(n / 2, f64::total_cmp);
     if n % 2 == 1 {
-        values[n / 2]
+        upper
     } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
+        let lower = below
+            .iter()
+            .copied()
+            .max_by(f64::total_cmp)
+            .unwrap_or(upper);
+        (lower + upper) / 2.0
     }
 }
 

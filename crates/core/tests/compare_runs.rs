@@ -64,3 +64,32 @@ fn the_same_run_compares_equal_to_itself_rank_by_rank() {
     assert!(c.a.aligned_clocks);
     assert_eq!(c.a.stats.confident, 12);
 }
+
+#[test]
+fn attributing_through_the_clock_equals_attributing_mapped_events() {
+    use shardscope_core::analysis::{on_reference_clock, session_clocks};
+    use shardscope_core::attribution::{attribute, attribute_on_clock, AttributionConfig, Preset};
+    use shardscope_core::clocks::EventClock;
+    use shardscope_core::trace::event::Events;
+    let skewed = load("clocks_skewed.json", false);
+    let events = skewed.dataset.session_events(skewed.dataset.selected);
+    let alignment = session_clocks(&events).unwrap_or_else(|e| panic!("{e}"));
+    let mapped = on_reference_clock(events, &alignment);
+    for preset in Preset::ALL {
+        let config = AttributionConfig::preset(preset);
+        let through_clock = attribute_on_clock(
+            events,
+            &config,
+            None,
+            &EventClock::on_reference(&events, &alignment),
+        );
+        let on_mapped = attribute(Events::new(&mapped, events.sources), &config, None);
+        assert!(!through_clock.is_empty());
+        assert_eq!(through_clock, on_mapped, "{preset:?}");
+        assert_ne!(
+            through_clock,
+            attribute(events, &config, None),
+            "the skew matters"
+        );
+    }
+}

@@ -12,16 +12,14 @@ pub mod compare;
 pub mod export;
 pub mod row;
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 
 pub use row::{IntervalRow, PhaseLabel};
 
 use crate::attribution::{
-    attribute, AttributionConfig, AttributionResult, OverrideValue, Preset, SettingsError,
+    attribute_on_clock, AttributionConfig, AttributionResult, OverrideValue, Preset, SettingsError,
 };
-use crate::clocks::{estimate, markers_by_rank, Alignment, ClockError};
+use crate::clocks::{estimate, markers_by_rank, Alignment, ClockError, EventClock};
 use crate::phases::PhaseReplayIndex;
 use crate::trace::event::{Event, Events};
 use crate::trace::{load, Dataset, LoadError, LoadOptions, LoadProgress, TraceFs};
@@ -195,21 +193,26 @@ fn attribute_session(
 ) -> Result<Attribution, AnalyzeError> {
     let config = AttributionConfig::resolve(settings.preset, &settings.overrides)?;
     let events = dataset.session_events(session);
-    let (alignment, mapped) = if settings.align_clocks {
-        let alignment = estimate(&markers_by_rank(&events), None)?;
-        let mapped = on_reference_clock(events, &alignment);
-        (Some(alignment), Some(mapped))
+    let alignment = if settings.align_clocks {
+        Some(estimate(&markers_by_rank(&events), None)?)
     } else {
-        (None, None)
+        None
     };
-    let events = match &mapped {
-        Some(list) => Events::new(list, events.sources),
-        None => events,
+    // On aligned clocks the attribution reads each event's time through the clock; only
+    // the phase replay needs the events themselves mapped.
+    let mapped = match (&alignment, settings.phases) {
+        (Some(alignment), true) => Some(on_reference_clock(events, alignment)),
+        _ => None,
+    };
+    let (events, clock) = match (&mapped, &alignment) {
+        (Some(list), _) => (Events::new(list, events.sources), EventClock::recorded()),
+        (None, Some(alignment)) => (events, EventClock::on_reference(&events, alignment)),
+        (None, None) => (events, EventClock::recorded()),
     };
     let index = settings
         .phases
         .then(|| PhaseReplayIndex::from_events(events, &dataset.phases));
-    let results = attribute(events, &config, index.as_ref());
+    let results = attribute_on_clock(events, &config, index.as_ref(), &clock);
     Ok(Attribution {
         config,
         session,
@@ -221,18 +224,13 @@ fn attribute_session(
 /// The session's events with every `aligned` rank's timestamps on the reference clock
 /// (the others as recorded), in their original order.
 pub fn on_reference_clock(events: Events<'_>, alignment: &Alignment) -> Vec<Event> {
-    let models: HashMap<i64, (i64, f64)> = alignment
-        .aligned()
-        .into_iter()
-        .map(|(rank, offset, drift)| (rank, (offset, drift)))
-        .collect();
+    let clock = EventClock::on_reference(&events, alignment);
     events
+        .list
         .iter()
-        .map(|(event, source)| {
+        .map(|event| {
             let mut e = *event;
-            if let Some(&model) = models.get(&source.rank) {
-                e.timestamp_ns = alignment.map_with(e.timestamp_ns, model);
-            }
+            e.timestamp_ns = clock.ts(event);
             e
         })
         .collect()

@@ -26,6 +26,7 @@ pub use config::{
     OVERRIDES, OVERRIDE_FIELDS,
 };
 
+use crate::clocks::EventClock;
 use crate::phases::{merge_phase_attributions, PhaseAttribution, PhaseReplayIndex};
 use crate::py::{int_true_div, numpy_mean, numpy_median_sorted, numpy_std_ddof1, py_round};
 use crate::trace::event::{Event, Events, StrId};
@@ -206,25 +207,44 @@ pub fn attribute(
     config: &AttributionConfig,
     phases: Option<&PhaseReplayIndex>,
 ) -> Vec<AttributionResult> {
+    attribute_on_clock(session, config, phases, &EventClock::recorded())
+}
+
+/// [`attribute`] with every event's time read through `clock` (beyond stormlog: on
+/// aligned clocks, without copying the events). The same as attributing the events
+/// with their times replaced by `clock`'s.
+pub fn attribute_on_clock(
+    session: Events<'_>,
+    config: &AttributionConfig,
+    phases: Option<&PhaseReplayIndex>,
+    clock: &EventClock<'_>,
+) -> Vec<AttributionResult> {
     let events = session.list;
     if events.is_empty() {
         return Vec::new();
     }
-    // sorted(events, key=timestamp_ns): stable. Traces arrive sorted; keep them.
-    let mut order: Vec<usize> = (0..events.len()).collect();
-    if !events
-        .windows(2)
-        .all(|w| w[0].timestamp_ns <= w[1].timestamp_ns)
-    {
-        order.sort_by_key(|&i| events[i].timestamp_ns);
-    }
-
-    let (ranks, markers) = samples_by_rank(&session, order.iter().map(|&i| &events[i]));
+    // stormlog takes sorted(events, key=timestamp_ns), stably, then each rank's events.
+    // A stable sort keeps the order of any subset, so each rank's events of the sorted
+    // list are that rank's events stably sorted: sorting per rank is the same (and
+    // traces arrive sorted; events mapped onto aligned clocks are sorted per rank). The
+    // ranks' order of first appearance differs, but no result depends on it (spikes
+    // are counted across ranks by time, and results end sorted by rank and start).
+    let (mut ranks, mut markers) = samples_by_rank(&session, events.iter(), clock);
     if ranks.is_empty() {
         return Vec::new();
     }
+    for (_, samples) in &mut ranks {
+        if !samples.windows(2).all(|w| clock.ts(w[0]) <= clock.ts(w[1])) {
+            samples.sort_by_key(|e| clock.ts(e));
+        }
+    }
+    for times in markers.values_mut() {
+        if !times.is_sorted() {
+            times.sort_unstable();
+        }
+    }
 
-    let spikes_by_rank = detect_spikes(&ranks, &markers, config);
+    let spikes_by_rank = detect_spikes(&ranks, &markers, config, clock);
     if spikes_by_rank.is_empty() {
         return Vec::new();
     }
@@ -240,12 +260,7 @@ pub fn attribute(
             distinct.dedup();
             distinct.len().max(1) as i64
         });
-    let trace_start_ns = events
-        .iter()
-        .map(|e| e.timestamp_ns)
-        .min()
-        .unwrap_or(0)
-        .max(0);
+    let trace_start_ns = events.iter().map(|e| clock.ts(e)).min().unwrap_or(0).max(0);
     let synchrony = synchrony_counts(&spikes_by_rank, config.synchrony_window_ns);
 
     let mut results = Vec::new();
@@ -270,10 +285,11 @@ pub fn attribute(
 type RankSamples<'e> = Vec<(i64, Vec<&'e Event>)>;
 
 /// Per rank, in order of first appearance, the samples with both counters; and per
-/// rank the marker timestamps (sorted, as `ordered` comes in time order).
+/// rank the marker timestamps, both in the order of `ordered`.
 fn samples_by_rank<'e>(
     session: &Events<'e>,
     ordered: impl Iterator<Item = &'e Event>,
+    clock: &EventClock<'_>,
 ) -> (RankSamples<'e>, HashMap<i64, Vec<i64>>) {
     let mut markers: HashMap<i64, Vec<i64>> = HashMap::new();
     let mut ranks: RankSamples<'e> = Vec::new();
@@ -286,7 +302,7 @@ fn samples_by_rank<'e>(
             markers
                 .entry(source.rank)
                 .or_default()
-                .push(event.timestamp_ns);
+                .push(clock.ts(event));
         }
         if !source.is_sample()
             || event.device_used_bytes().is_none()
@@ -324,14 +340,15 @@ fn detect_spikes(
     ranks: &[(i64, Vec<&Event>)],
     markers: &HashMap<i64, Vec<i64>>,
     config: &AttributionConfig,
+    clock: &EventClock<'_>,
 ) -> Vec<Vec<Spike>> {
     #[cfg(not(target_arch = "wasm32"))]
     {
-        detect_spikes_from(ranks, markers, config, TWO_THREADS_FROM_SAMPLES)
+        detect_spikes_from(ranks, markers, config, clock, TWO_THREADS_FROM_SAMPLES)
     }
     #[cfg(target_arch = "wasm32")]
     {
-        detect_on_one_thread(ranks, markers, config)
+        detect_on_one_thread(ranks, markers, config, clock)
     }
 }
 
@@ -339,12 +356,13 @@ fn detect_on_one_thread(
     ranks: &[(i64, Vec<&Event>)],
     markers: &HashMap<i64, Vec<i64>>,
     config: &AttributionConfig,
+    clock: &EventClock<'_>,
 ) -> Vec<Vec<Spike>> {
     ranks
         .iter()
         .map(|(rank, samples)| {
             let rank_markers = markers.get(rank).map(Vec::as_slice).unwrap_or(&[]);
-            detect_rank_spikes(*rank, samples, rank_markers, config)
+            detect_rank_spikes(*rank, samples, rank_markers, config, clock)
         })
         .filter(|spikes| !spikes.is_empty())
         .collect()
@@ -356,11 +374,12 @@ fn detect_spikes_from(
     ranks: &[(i64, Vec<&Event>)],
     markers: &HashMap<i64, Vec<i64>>,
     config: &AttributionConfig,
+    clock: &EventClock<'_>,
     two_threads_from: usize,
 ) -> Vec<Vec<Spike>> {
     let total: usize = ranks.iter().map(|(_, samples)| samples.len()).sum();
     if ranks.len() < 2 || total < two_threads_from {
-        return detect_on_one_thread(ranks, markers, config);
+        return detect_on_one_thread(ranks, markers, config, clock);
     }
     // Cut where half the samples are done.
     let mut done = 0;
@@ -374,8 +393,11 @@ fn detect_spikes_from(
         .clamp(1, ranks.len() - 1);
     let (first, second) = ranks.split_at(cut);
     let (mut spikes, rest) = std::thread::scope(|scope| {
-        let rest = scope.spawn(|| detect_on_one_thread(second, markers, config));
-        (detect_on_one_thread(first, markers, config), rest.join())
+        let rest = scope.spawn(|| detect_on_one_thread(second, markers, config, clock));
+        (
+            detect_on_one_thread(first, markers, config, clock),
+            rest.join(),
+        )
     });
     match rest {
         Ok(rest) => spikes.extend(rest),
@@ -389,6 +411,7 @@ fn detect_rank_spikes(
     samples: &[&Event],
     markers: &[i64],
     config: &AttributionConfig,
+    clock: &EventClock<'_>,
 ) -> Vec<Spike> {
     let n = samples.len() as i64;
     if n < config.min_samples_per_rank {
@@ -421,7 +444,7 @@ fn detect_rank_spikes(
         if z < config.robust_zscore_threshold {
             continue;
         }
-        let ts = event.timestamp_ns;
+        let ts = clock.ts(event);
         let window = i128::from(config.marker_window_ns);
         let lo = markers.partition_point(|&m| i128::from(m) < i128::from(ts) - window);
         let hi = markers.partition_point(|&m| i128::from(m) <= i128::from(ts) + window);
@@ -659,9 +682,10 @@ mod tests {
     fn two_threads_find_exactly_the_spikes_one_finds() {
         let (dataset, config) = synthetic(6, 900);
         let events = dataset.selected_events();
-        let (ranks, markers) = samples_by_rank(&events, events.list.iter());
-        let one = detect_spikes_from(&ranks, &markers, &config, usize::MAX);
-        let two = detect_spikes_from(&ranks, &markers, &config, 0);
+        let clock = EventClock::recorded();
+        let (ranks, markers) = samples_by_rank(&events, events.list.iter(), &clock);
+        let one = detect_spikes_from(&ranks, &markers, &config, &clock, usize::MAX);
+        let two = detect_spikes_from(&ranks, &markers, &config, &clock, 0);
         assert!(one.len() >= 3, "spikes on several ranks: {}", one.len());
         assert_eq!(one, two);
     }
