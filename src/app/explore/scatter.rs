@@ -76,27 +76,7 @@ pub fn Scatter() -> impl IntoView {
             range,
         })
     });
-    let schedule = paint_scheduler(canvas_ref, map, hover);
-    {
-        let schedule = Rc::clone(&schedule);
-        Effect::new(move |_| {
-            map.track();
-            explore.answer.track();
-            explore.infeasible.track();
-            explore.color_by.track();
-            if state.view.get() == View::Explore {
-                schedule(Redraw::AfterLayout);
-            }
-        });
-    }
-    Effect::new(move |_| {
-        explore.selected.track();
-        explore.pinned.track();
-        hover.track();
-        if state.view.get() == View::Explore {
-            schedule(Redraw::Now);
-        }
-    });
+    repaint_on_change(state, map, hover, paint_scheduler(canvas_ref, map, hover));
 
     let local = move |ev: &MouseEvent| -> Option<(f64, f64)> {
         let rect = canvas_ref.get_untracked()?.get_bounding_client_rect();
@@ -195,6 +175,37 @@ pub fn Scatter() -> impl IntoView {
             })}
         </div>
     }
+}
+
+/// Repaint whenever what the scatter shows changes: a new picture after layout for new
+/// points or ranges, at once for a new selection, pins or hover.
+fn repaint_on_change(
+    state: AppState,
+    map: Memo<Option<ScatterMap>>,
+    hover: RwSignal<Option<(f64, f64, usize)>>,
+    schedule: Rc<dyn Fn(Redraw)>,
+) {
+    let explore = state.explore;
+    {
+        let schedule = Rc::clone(&schedule);
+        Effect::new(move |_| {
+            map.track();
+            explore.answer.track();
+            explore.infeasible.track();
+            explore.color_by.track();
+            if state.view.get() == View::Explore {
+                schedule(Redraw::AfterLayout);
+            }
+        });
+    }
+    Effect::new(move |_| {
+        explore.selected.track();
+        explore.pinned.track();
+        hover.track();
+        if state.view.get() == View::Explore {
+            schedule(Redraw::Now);
+        }
+    });
 }
 
 /// What paints the scatter: `schedule(kind)` asks for a picture of the current state,

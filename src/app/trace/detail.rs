@@ -4,40 +4,13 @@
 
 use leptos::prelude::*;
 use shardscope_core::analysis::{IntervalRow, PhaseLabel};
-use shardscope_core::attribution::{AttributionConfig, Classification};
-use shardscope_core::view::explain::{evidence_lines, reason_sentence};
+use shardscope_core::attribution::AttributionConfig;
+use shardscope_core::view::explain::{confidence_text, evidence_lines, reason_sentence};
 use shardscope_core::view::format::format_duration;
 use shardscope_core::view::timeline::{format_offset, trace_bounds, TimeWindow};
 use shardscope_core::view::timeline_scene::class_color;
 
 use super::super::state::AppState;
-
-/// "confidence 0.763: likely (0.60 ≤ c < 0.80); reported because ≥ 0.50 (min_confidence, medium)".
-fn confidence_text(row: &IntervalRow, config: Option<&AttributionConfig>) -> String {
-    let class = row.classification;
-    let band = match class {
-        Classification::CollectiveConfident => "≥ 0.80".to_string(),
-        Classification::CollectiveLikely => "0.60 – 0.80".to_string(),
-        Classification::CollectiveSuspect => "below 0.60".to_string(),
-    };
-    let threshold = config
-        .map(|c| {
-            format!(
-                "; reported because it reaches min_confidence {} ({} preset{})",
-                c.min_confidence,
-                c.preset.as_str(),
-                if (c.min_confidence - AttributionConfig::preset(c.preset).min_confidence).abs()
-                    > 0.0
-                {
-                    ", overridden"
-                } else {
-                    ""
-                }
-            )
-        })
-        .unwrap_or_default();
-    format!("{} ({band}){threshold}", class.short())
-}
 
 #[component]
 pub fn IntervalDetail() -> impl IntoView {
@@ -114,10 +87,6 @@ pub fn IntervalDetail() -> impl IntoView {
         Some((_, row)) => {
             let config = config();
             let color = class_color(row.classification);
-            let evidence = config
-                .as_ref()
-                .map(|c| evidence_lines(&row, c))
-                .unwrap_or_default();
             let for_zoom = row.clone();
             view! {
                 <aside
@@ -144,44 +113,7 @@ pub fn IntervalDetail() -> impl IntoView {
                         <strong>{format!("Confidence {:.3}", row.confidence)}</strong>
                         {format!(": {}", confidence_text(&row, config.as_ref()))}
                     </p>
-                    <h4>"Evidence"</h4>
-                    <dl class="evidence">
-                        {evidence
-                            .into_iter()
-                            .map(|e| view! {
-                                <dt>{e.label}</dt>
-                                <dd data-field=e.field>
-                                    <span class="value">{e.value}</span>
-                                    <span class="meaning">{e.meaning}</span>
-                                </dd>
-                            })
-                            .collect_view()}
-                    </dl>
-                    <h4>"Why"</h4>
-                    <ul class="reasons">
-                        {row
-                            .reason_codes
-                            .iter()
-                            .map(|code| view! {
-                                <li>
-                                    <code>{code.clone()}</code>
-                                    <span>{reason_sentence(code)}</span>
-                                </li>
-                            })
-                            .collect_view()}
-                    </ul>
-                    <Show when=phases_on>
-                        <h4>"Phase"</h4>
-                        <p class="phase">
-                            {match &row.phase {
-                                Some(PhaseLabel::Unique(p)) => p.clone(),
-                                Some(PhaseLabel::Ambiguous(paths)) => {
-                                    format!("ambiguous: {}", paths.join(" | "))
-                                }
-                                None => "no phase was active".to_string(),
-                            }}
-                        </p>
-                    </Show>
+                    <Explanation row=row.clone() config=config.clone() phases_on=Signal::derive(phases_on) />
                     <div class="detail-actions">
                         <button type="button" class="button" on:click=move |_| step(-1) title="Previous interval">"◀ Previous"</button>
                         <button type="button" class="button" on:click=move |_| zoom_to(&for_zoom)>"Zoom to it"</button>
@@ -191,5 +123,56 @@ pub fn IntervalDetail() -> impl IntoView {
             }
             .into_any()
         }
+    }
+}
+
+/// Why the interval was attributed: its evidence with units, each reason code in a
+/// sentence, and its phase.
+#[component]
+fn Explanation(
+    row: IntervalRow,
+    config: Option<AttributionConfig>,
+    #[prop(into)] phases_on: Signal<bool>,
+) -> impl IntoView {
+    let evidence = config
+        .as_ref()
+        .map(|c| evidence_lines(&row, c))
+        .unwrap_or_default();
+    let phase = match &row.phase {
+        Some(PhaseLabel::Unique(p)) => p.clone(),
+        Some(PhaseLabel::Ambiguous(paths)) => format!("ambiguous: {}", paths.join(" | ")),
+        None => "no phase was active".to_string(),
+    };
+    view! {
+        <h4>"Evidence"</h4>
+        <dl class="evidence">
+            {evidence
+                .into_iter()
+                .map(|e| view! {
+                    <dt>{e.label}</dt>
+                    <dd data-field=e.field>
+                        <span class="value">{e.value}</span>
+                        <span class="meaning">{e.meaning}</span>
+                    </dd>
+                })
+                .collect_view()}
+        </dl>
+        <h4>"Why"</h4>
+        <ul class="reasons">
+            {row
+                .reason_codes
+                .iter()
+                .map(|code| view! {
+                    <li>
+                        <code>{code.clone()}</code>
+                        <span>{reason_sentence(code)}</span>
+                    </li>
+                })
+                .collect_view()}
+        </ul>
+        <Show when=move || phases_on.get()>
+            <h4>"Phase"</h4>
+            <p class="phase">{phase.clone()}</p>
+        </Show>
     }
 }

@@ -2,7 +2,7 @@
 //! codes means, and each evidence field with its unit.
 
 use crate::analysis::IntervalRow;
-use crate::attribution::{AttributionConfig, OverrideField};
+use crate::attribution::{AttributionConfig, Classification, OverrideField};
 
 use super::format::{format_bytes, format_duration};
 
@@ -143,6 +143,35 @@ pub fn evidence_lines(row: &IntervalRow, config: &AttributionConfig) -> Vec<Evid
     ]
 }
 
+/// The class of an interval with its confidence band and the threshold that let it
+/// through: "likely (0.60 – 0.80); reported because it reaches min_confidence 0.5
+/// (medium preset)".
+pub fn confidence_text(row: &IntervalRow, config: Option<&AttributionConfig>) -> String {
+    let class = row.classification;
+    let band = match class {
+        Classification::CollectiveConfident => "≥ 0.80".to_string(),
+        Classification::CollectiveLikely => "0.60 – 0.80".to_string(),
+        Classification::CollectiveSuspect => "below 0.60".to_string(),
+    };
+    let threshold = config
+        .map(|c| {
+            format!(
+                "; reported because it reaches min_confidence {} ({} preset{})",
+                c.min_confidence,
+                c.preset.as_str(),
+                if (c.min_confidence - AttributionConfig::preset(c.preset).min_confidence).abs()
+                    > 0.0
+                {
+                    ", overridden"
+                } else {
+                    ""
+                }
+            )
+        })
+        .unwrap_or_default();
+    format!("{} ({band}){threshold}", class.short())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,5 +209,45 @@ mod tests {
             assert_eq!(h.step == "1", integer, "{f}: step {}", h.step);
         }
         assert_eq!(override_help("preset"), None);
+    }
+
+    #[test]
+    fn confidence_text_names_the_band_and_the_threshold_that_let_it_through() {
+        use crate::attribution::Preset;
+        let mut row =
+            crate::analysis::IntervalRow::from_result(&crate::attribution::AttributionResult {
+                rank: 0,
+                interval_start_ns: 0,
+                interval_end_ns: 1,
+                classification: Classification::CollectiveLikely,
+                confidence: 0.7,
+                reason_codes: Vec::new(),
+                evidence: crate::attribution::Evidence {
+                    marker_hits: 0,
+                    synchronized_ranks: 1,
+                    expected_world_size: 1,
+                    synchrony_ratio: 1.0,
+                    peak_gap_bytes: 0,
+                    peak_gap_ratio: None,
+                    robust_zscore: 0.0,
+                },
+                phase_attribution: None,
+            });
+        let medium = AttributionConfig::preset(Preset::Medium);
+        let text = confidence_text(&row, Some(&medium));
+        assert_eq!(
+            text,
+            format!(
+                "likely (0.60 – 0.80); reported because it reaches min_confidence {} (medium preset)",
+                medium.min_confidence
+            )
+        );
+        let mut lowered = medium.clone();
+        lowered.min_confidence = 0.1;
+        assert!(confidence_text(&row, Some(&lowered)).ends_with("(medium preset, overridden)"));
+        row.classification = Classification::CollectiveSuspect;
+        assert_eq!(confidence_text(&row, None), "suspect (below 0.60)");
+        row.classification = Classification::CollectiveConfident;
+        assert_eq!(confidence_text(&row, None), "confident (≥ 0.80)");
     }
 }
