@@ -172,7 +172,7 @@ bench-web: build
 	@mkdir -p bench-data
 	@[ -s bench-data/trace-16x12500.json ] || target/release/shardscope-bench gen-trace bench-data/trace-16x12500.json --ranks 16 --samples 12500
 	@[ -s bench-data/trace-32x31500.json ] || target/release/shardscope-bench gen-trace bench-data/trace-32x31500.json --ranks 32 --samples 31500
-	@[ -s bench-data/trace-64x15750.json ] || target/release/shardscope-bench gen-trace bench-data/trace-64x15750.json --ranks 64 --samples 15750
-	@[ -s bench-data/trace-64x15600.json ] || target/release/shardscope-bench gen-trace bench-data/trace-64x15600.json --ranks 64 --samples 15600
-	COMPARE=bench-data/trace-64x15750.json,bench-data/trace-64x15600.json \
+	@[ -s bench-data/trace-64x3125.json ] || target/release/shardscope-bench gen-trace bench-data/trace-64x3125.json --ranks 64 --samples 3125
+	@[ -s bench-data/trace-64x3100.json ] || target/release/shardscope-bench gen-trace bench-data/trace-64x3100.json --ranks 64 --samples 3100
+	COMPARE=bench-data/trace-64x3125.json,bench-data/trace-64x3100.json \
 	  node scripts/bench-web.mjs dist bench-data/trace-16x12500.json bench-data/trace-32x31500.json

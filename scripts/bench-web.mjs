@@ -198,8 +198,9 @@ async function compareRuns(page, a, b) {
   await mark(page, 'compare');
   const t0 = Date.now();
   await page.locator('[data-testid="compare-b-input"]').setInputFiles(b);
+  // Polled every frame on the page's main thread: cheap lookups only (the first match).
   await page.waitForFunction(() => document.querySelector('[data-testid="compare-card"]')?.dataset.state === 'done'
-    && document.querySelectorAll('[data-testid="compare-row"]').length > 0, null, { timeout: 600000 });
+    && document.querySelector('[data-testid="compare-verdict"]')?.textContent, null, { timeout: 600000 });
   await page.waitForFunction(() => document.querySelector('[data-testid="timeline-canvas"]')?.dataset.lanesPerRank === '2');
   const wall = Date.now() - t0;
   await page.waitForTimeout(1000);

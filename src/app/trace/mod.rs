@@ -231,7 +231,10 @@ pub fn TraceView() -> impl IntoView {
                         <Timeline />
                     </section>
                     <Show when=move || state.compare.run.report.with(Option::is_some)>
-                        <CompareTable />
+                        // A task of its own: run B's report redraws the timeline too.
+                        <Later>
+                            <CompareTable />
+                        </Later>
                     </Show>
                     <Later>
                         <div class="below-timeline">
