@@ -66,6 +66,17 @@ export const tests = [
       await page.waitForFunction(() => document.querySelector('[data-testid="timeline-canvas"]').dataset.lanesPerRank === '2');
       const shift = Number(await lanes('bShiftNs'));
       assert.ok(Math.abs(shift - 250e6) <= 10e3, `B's lanes shifted by ${shift} ns`);
+      // Hovering run B's lane of rank 1 (the fourth lane) shows run B's own interval there.
+      const box = await byTestId(page, 'timeline-canvas').boundingBox();
+      const laneY = box.y + 22 + 3.5 * ((box.height - 28) / 8);
+      let seen = '';
+      for (let x = box.x + 70; x < box.x + box.width - 70 && !/suspect/.test(seen); x += 6) {
+        await page.mouse.move(x, laneY);
+        seen = await page.locator('.timeline-tooltip').innerText().catch(() => '');
+      }
+      assert.match(seen, /^run B\nrank 1 · /, seen);
+      assert.match(seen, /suspect/, 'B\'s rank 1 intervals are suspect');
+      await page.mouse.move(box.x + 5, box.y + 5);
       await byTestId(page, 'compare-axis').selectOption('collective');
       await page.waitForFunction(() => document.querySelector('[data-testid="timeline-canvas"]').dataset.bShiftNs === '0');
       await byTestId(page, 'compare-axis-collective').fill('3');

@@ -24,8 +24,12 @@ pub struct Hover {
     pub y: f64,
     pub rank: Option<i64>,
     pub ts_ns: i64,
-    /// Index into the report's rows.
+    /// Index into the report's rows (run A's lanes).
     pub interval: Option<usize>,
+    /// On run B's lanes: the time on run B's clock and the index into its rows (shown,
+    /// never selected: selecting is run A's).
+    pub b_ts_ns: Option<i64>,
+    pub b_interval: Option<usize>,
 }
 
 /// The timeline's shared state, handed to each piece as a prop (all handles: `Copy`).
@@ -138,12 +142,25 @@ impl TimelineModel {
                     .filter(|&i| trace.class_shown(rows[i].classification))
             })
         });
+        let b_ts_ns = self
+            .b_shift_ns
+            .get_untracked()
+            .filter(|_| lane.is_some() && !on_a)
+            .map(|shift| ts_ns.saturating_sub(shift));
+        let b_interval = rank.zip(b_ts_ns).and_then(|(rank, ts)| {
+            self.b_rows.with_untracked(|rows| {
+                interval_at(rows, rank, ts, tolerance)
+                    .filter(|&i| trace.class_shown(rows[i].classification))
+            })
+        });
         Some(Hover {
             x,
             y,
             rank,
             ts_ns,
             interval,
+            b_ts_ns,
+            b_interval,
         })
     }
 

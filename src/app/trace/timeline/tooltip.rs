@@ -22,18 +22,43 @@ pub fn Tooltip(model: TimelineModel) -> impl IntoView {
             return None;
         }
         let ns_per_px = window.span_ns() as f64 / l.plot_width();
-        let point = HoverPoint {
-            rank: h.rank,
-            ts_ns: h.ts_ns,
-        };
         let origin_ns = model.origin_ns.get();
-        let lines = model
-            .trace
-            .frame
-            .with(|frame| tooltip_lines(point, origin_ns, ns_per_px, frame.as_deref()));
-        let interval = h
-            .interval
-            .and_then(|i| model.rows.with(|r| r.get(i).cloned()));
+        // On run B's lanes: B's own time and gap, the offset on run A's axis.
+        let (lines, interval) = match (h.b_ts_ns, model.b_shift_ns.get()) {
+            (Some(b_ts), Some(shift)) => {
+                let point = HoverPoint {
+                    rank: h.rank,
+                    ts_ns: b_ts,
+                };
+                let mut lines = vec!["run B".to_string()];
+                lines.extend(model.compare.frame.with(|frame| {
+                    tooltip_lines(
+                        point,
+                        origin_ns.saturating_sub(shift),
+                        ns_per_px,
+                        frame.as_deref(),
+                    )
+                }));
+                let interval = h
+                    .b_interval
+                    .and_then(|i| model.b_rows.with(|r| r.get(i).cloned()));
+                (lines, interval)
+            }
+            _ => {
+                let point = HoverPoint {
+                    rank: h.rank,
+                    ts_ns: h.ts_ns,
+                };
+                let lines = model
+                    .trace
+                    .frame
+                    .with(|frame| tooltip_lines(point, origin_ns, ns_per_px, frame.as_deref()));
+                let interval = h
+                    .interval
+                    .and_then(|i| model.rows.with(|r| r.get(i).cloned()));
+                (lines, interval)
+            }
+        };
         let flip = h.x > l.width - FLIP_FROM_RIGHT_PX;
         Some(view! {
             <div
