@@ -238,6 +238,51 @@ pub struct RunSignals {
     pub wanted_files: RwSignal<Vec<String>>,
 }
 
+impl RunSignals {
+    /// A run before anything is loaded: `link`'s settings and the files it asks for.
+    fn new(slot: RunSlot, link: &TraceLink) -> Self {
+        RunSignals {
+            slot,
+            settings: TraceSettings::new(link),
+            phase: RwSignal::new(Phase::Idle),
+            progress: RwSignal::new(Progress::default()),
+            loading_files: RwSignal::new(false),
+            problems: RwSignal::new(Vec::new()),
+            report: RwSignal::new(None),
+            elapsed_ms: RwSignal::new(0.0),
+            preparse_ms: RwSignal::new(0.0),
+            runs: RwSignal::new(0),
+            wanted_files: RwSignal::new(link.files.clone()),
+        }
+    }
+
+    /// The run's part of a permalink: its settings as typed and the names of its files
+    /// (those loaded, else those a link asked for).
+    pub fn link(&self) -> TraceLink {
+        let s = &self.settings;
+        TraceLink {
+            preset: s.preset.get(),
+            overrides: s
+                .overrides
+                .get()
+                .into_iter()
+                .filter(|(_, v)| !v.trim().is_empty())
+                .collect(),
+            phases: s.phases.get(),
+            align_clocks: s.align_clocks.get(),
+            align_lanes: s.align_lanes.get(),
+            session: s.session.get(),
+            ranks: s.ranks.get(),
+            window: None,
+            selected: None,
+            files: self.report.with(|r| match r {
+                Some(r) => r.files.iter().map(|(n, _)| n.clone()).collect(),
+                None => self.wanted_files.get(),
+            }),
+        }
+    }
+}
+
 /// Run B, compared with the trace view's run (A): its own settings, load state and
 /// results, and how the comparison is shown.
 #[derive(Debug, Clone, Copy)]
@@ -257,19 +302,7 @@ pub struct CompareState {
 impl CompareState {
     fn new(b: &CompareLink) -> Self {
         CompareState {
-            run: RunSignals {
-                slot: RunSlot::B,
-                settings: TraceSettings::new(&b.settings),
-                phase: RwSignal::new(Phase::Idle),
-                progress: RwSignal::new(Progress::default()),
-                loading_files: RwSignal::new(false),
-                problems: RwSignal::new(Vec::new()),
-                report: RwSignal::new(None),
-                elapsed_ms: RwSignal::new(0.0),
-                preparse_ms: RwSignal::new(0.0),
-                runs: RwSignal::new(0),
-                wanted_files: RwSignal::new(b.settings.files.clone()),
-            },
+            run: RunSignals::new(RunSlot::B, &b.settings),
             editing: RwSignal::new(RunSlot::A),
             sort: RwSignal::new((None, true)),
             axis: RwSignal::new(b.axis),
@@ -279,25 +312,8 @@ impl CompareState {
 
     /// Run B's part of a permalink: its attribution settings and files, and the axis.
     pub fn link(&self) -> CompareLink {
-        let s = &self.run.settings;
         CompareLink {
-            settings: TraceLink {
-                preset: s.preset.get(),
-                overrides: s
-                    .overrides
-                    .get()
-                    .into_iter()
-                    .filter(|(_, v)| !v.trim().is_empty())
-                    .collect(),
-                phases: s.phases.get(),
-                align_clocks: s.align_clocks.get(),
-                session: s.session.get(),
-                files: self.run.report.with(|r| match r {
-                    Some(r) => r.files.iter().map(|(n, _)| n.clone()).collect(),
-                    None => self.run.wanted_files.get(),
-                }),
-                ..TraceLink::default()
-            },
+            settings: self.run.link(),
             axis: self.axis.get(),
         }
     }
@@ -311,20 +327,9 @@ impl CompareState {
 /// The trace view's state.
 #[derive(Debug, Clone, Copy)]
 pub struct TraceState {
-    pub settings: TraceSettings,
-    pub phase: RwSignal<Phase>,
-    pub progress: RwSignal<Progress>,
-    /// Whether the running job is a load (cancel stops it) or a re-attribution.
-    pub loading_files: RwSignal<bool>,
-    pub problems: RwSignal<Vec<Problem>>,
-    /// The last good results (kept while a new run is on its way or failed).
-    pub report: RwSignal<Option<Arc<TraceReport>>>,
-    /// Wall time of the last job, page side (request to answer).
-    pub elapsed_ms: RwSignal<f64>,
-    /// Of `elapsed_ms`, the range parsing on two workers before the load (0: none).
-    pub preparse_ms: RwSignal<f64>,
-    /// Results shown so far (loads and re-attributions): tells one answer from the next.
-    pub runs: RwSignal<u64>,
+    /// What loading and attributing the run touches (shared with run B's jobs):
+    /// settings, phase, progress, problems, the report, timings, files asked for.
+    pub run: RunSignals,
     /// The selected interval: (rank, interval start).
     pub selected: RwSignal<Option<(i64, i64)>>,
     /// The visible window; `None` = the whole trace.
@@ -338,22 +343,12 @@ pub struct TraceState {
     pub sort: RwSignal<(SortKey, bool)>,
     /// Classifications shown in the table and timeline.
     pub shown_classes: RwSignal<[bool; 3]>,
-    /// Files a permalink was made for (asked for on open), until files are loaded.
-    pub wanted_files: RwSignal<Vec<String>>,
 }
 
 impl TraceState {
     fn new(link: &TraceLink) -> Self {
         TraceState {
-            settings: TraceSettings::new(link),
-            phase: RwSignal::new(Phase::Idle),
-            progress: RwSignal::new(Progress::default()),
-            loading_files: RwSignal::new(false),
-            problems: RwSignal::new(Vec::new()),
-            report: RwSignal::new(None),
-            elapsed_ms: RwSignal::new(0.0),
-            preparse_ms: RwSignal::new(0.0),
-            runs: RwSignal::new(0),
+            run: RunSignals::new(RunSlot::A, link),
             selected: RwSignal::new(link.selected),
             window: RwSignal::new(link.window),
             frame: RwSignal::new(None),
@@ -361,7 +356,6 @@ impl TraceState {
             overview: RwSignal::new(None),
             sort: RwSignal::new((SortKey::Rank, true)),
             shown_classes: RwSignal::new([true; 3]),
-            wanted_files: RwSignal::new(link.files.clone()),
         }
     }
 
@@ -369,10 +363,11 @@ impl TraceState {
     /// while the filter text is unreadable; the field says why).
     pub fn visible_ranks(&self) -> Vec<i64> {
         let all: Vec<i64> = self
+            .run
             .report
             .with(|r| r.as_ref().map(|r| r.ranks.iter().map(|s| s.rank).collect()))
             .unwrap_or_default();
-        let text = self.settings.ranks.get();
+        let text = self.run.settings.ranks.get();
         parse_rank_filter(&text, &all).unwrap_or(all)
     }
 
@@ -385,51 +380,20 @@ impl TraceState {
         self.shown_classes.with(|s| s[i])
     }
 
-    /// Run A's signals for the jobs that load and attribute a run.
-    pub fn run(&self) -> RunSignals {
-        RunSignals {
-            slot: RunSlot::A,
-            settings: self.settings,
-            phase: self.phase,
-            progress: self.progress,
-            loading_files: self.loading_files,
-            problems: self.problems,
-            report: self.report,
-            elapsed_ms: self.elapsed_ms,
-            preparse_ms: self.preparse_ms,
-            runs: self.runs,
-            wanted_files: self.wanted_files,
-        }
-    }
-
-    /// The trace view's part of a permalink.
+    /// The trace view's part of a permalink: the run's settings and files, the window
+    /// and the selection.
     pub fn link(&self) -> TraceLink {
-        let s = &self.settings;
         TraceLink {
-            preset: s.preset.get(),
-            overrides: s
-                .overrides
-                .get()
-                .into_iter()
-                .filter(|(_, v)| !v.trim().is_empty())
-                .collect(),
-            phases: s.phases.get(),
-            align_clocks: s.align_clocks.get(),
-            align_lanes: s.align_lanes.get(),
-            session: s.session.get(),
-            ranks: s.ranks.get(),
             window: self.window.get(),
             selected: self.selected.get(),
-            files: self.report.with(|r| match r {
-                Some(r) => r.files.iter().map(|(n, _)| n.clone()).collect(),
-                None => self.wanted_files.get(),
-            }),
+            ..self.run.link()
         }
     }
 
     /// Problems to show, and the warnings of the loaded files.
     pub fn warnings(&self) -> Vec<LoadWarning> {
-        self.report
+        self.run
+            .report
             .with(|r| r.as_ref().map(|r| r.warnings.clone()))
             .unwrap_or_default()
     }
@@ -554,7 +518,7 @@ impl AppState {
     /// The signals of one run.
     pub fn run(&self, slot: RunSlot) -> RunSignals {
         match slot {
-            RunSlot::A => self.trace.run(),
+            RunSlot::A => self.trace.run,
             RunSlot::B => self.compare.run,
         }
     }

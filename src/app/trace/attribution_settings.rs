@@ -195,10 +195,11 @@ fn SessionField(rerun: Rerun) -> impl IntoView {
 #[component]
 fn RankFilterField() -> impl IntoView {
     let trace = expect_context::<AppState>().trace;
-    let settings = trace.settings;
+    let settings = trace.run.settings;
     let rank_error = move || {
         let text = settings.ranks.get();
         let all: Vec<i64> = trace
+            .run
             .report
             .with(|r| r.as_ref().map(|r| r.ranks.iter().map(|s| s.rank).collect()))
             .unwrap_or_default();
@@ -207,6 +208,7 @@ fn RankFilterField() -> impl IntoView {
     let rank_hint = move || {
         let shown = trace.visible_ranks().len();
         let total = trace
+            .run
             .report
             .with(|r| r.as_ref().map_or(0, |r| r.ranks.len()));
         (total > 0).then(|| format!("{shown} of {total} ranks shown"))

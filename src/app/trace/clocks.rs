@@ -17,14 +17,16 @@ pub fn ClocksPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let workers = expect_context::<WorkersHandle>();
     let trace = state.trace;
-    let settings = trace.settings;
+    let settings = trace.run.settings;
     let clocks = move || {
         trace
+            .run
             .report
             .with(|r| r.as_ref().and_then(|r| r.clocks.clone()))
     };
     let problem = move || {
         trace
+            .run
             .report
             .with(|r| r.as_ref().and_then(|r| r.clocks_problem.clone()))
     };

@@ -259,7 +259,7 @@ fn export(problems: RwSignal<Vec<Problem>>, c: &Comparison, format: ExportFormat
 #[component]
 pub fn CompareTable() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let (a, b) = (state.trace.report, state.compare.run.report);
+    let (a, b) = (state.trace.run.report, state.compare.run.report);
     let sort = state.compare.sort;
     let comparison = Memo::new(move |_| {
         let a = a.get()?;
@@ -276,7 +276,7 @@ pub fn CompareTable() -> impl IntoView {
     let on_export = move |format| {
         move |_| {
             if let Some(c) = comparison.get_untracked() {
-                export(state.trace.problems, &c, format);
+                export(state.trace.run.problems, &c, format);
             }
         }
     };

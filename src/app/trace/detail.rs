@@ -18,7 +18,7 @@ pub fn IntervalDetail() -> impl IntoView {
     let trace = state.trace;
     let selected = Memo::new(move |_| {
         let (rank, start) = trace.selected.get()?;
-        trace.report.with(|r| {
+        trace.run.report.with(|r| {
             let r = r.as_ref()?;
             let i = r
                 .rows
@@ -29,19 +29,26 @@ pub fn IntervalDetail() -> impl IntoView {
     });
     let config = move || {
         trace
+            .run
             .report
             .with(|r| r.as_ref().and_then(|r| r.config.clone()))
     };
     let origin = move || {
         trace
+            .run
             .report
             .with(|r| r.as_ref().and_then(|r| r.trace_start_ns))
             .unwrap_or(0)
     };
-    let phases_on = move || trace.report.with(|r| r.as_ref().is_some_and(|r| r.phases));
+    let phases_on = move || {
+        trace
+            .run
+            .report
+            .with(|r| r.as_ref().is_some_and(|r| r.phases))
+    };
 
     let step = move |delta: isize| {
-        trace.report.with_untracked(|r| {
+        trace.run.report.with_untracked(|r| {
             let Some(r) = r.as_ref() else {
                 return;
             };
@@ -56,7 +63,7 @@ pub fn IntervalDetail() -> impl IntoView {
         });
     };
     let zoom_to = move |row: &IntervalRow| {
-        let bounds = trace.report.with_untracked(|r| {
+        let bounds = trace.run.report.with_untracked(|r| {
             r.as_ref()
                 .and_then(|r| match (r.trace_start_ns, r.trace_end_ns) {
                     (Some(a), Some(b)) => Some(trace_bounds(a, b, &r.rows)),

@@ -568,8 +568,9 @@ pub fn export(state: AppState, workers: WorkersHandle, format: ExportFormat) {
         return;
     };
     let trace = state.trace;
-    let preset = trace.settings.preset.get_untracked();
+    let preset = trace.run.settings.preset.get_untracked();
     let aligned = trace
+        .run
         .report
         .with_untracked(|r| r.as_ref().is_some_and(|r| r.align_clocks));
     let name = export_file_name(preset.as_str(), aligned, format.extension());
@@ -579,12 +580,16 @@ pub fn export(state: AppState, workers: WorkersHandle, format: ExportFormat) {
             ResponseBody::Exported { text } => {
                 if let Err(e) = save_text(&name, &text, format.mime()) {
                     trace
+                        .run
                         .problems
                         .update(|p| p.push(Problem::general(format!("The download failed: {e}"))));
                 }
             }
             ResponseBody::Error { message } => {
-                trace.problems.update(|p| p.push(Problem::general(message)));
+                trace
+                    .run
+                    .problems
+                    .update(|p| p.push(Problem::general(message)));
             }
             _ => {}
         },

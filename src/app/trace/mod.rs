@@ -187,8 +187,8 @@ pub fn TraceView() -> impl IntoView {
     let trace = state.trace;
     let dragging = RwSignal::new(false);
     accept_drops(state, workers, dragging);
-    let loaded = move || trace.report.with(Option::is_some);
-    let busy = move || trace.phase.get() == Phase::Loading;
+    let loaded = move || trace.run.report.with(Option::is_some);
+    let busy = move || trace.run.phase.get() == Phase::Loading;
 
     view! {
         <div class="trace-view" class:dragging=move || dragging.get()>

@@ -58,14 +58,14 @@ pub fn TraceInput() -> impl IntoView {
                     }],
                 ),
                 Err(e) => {
-                    trace.problems.set(vec![Problem {
+                    trace.run.problems.set(vec![Problem {
                         file: Some(EXAMPLE_NAME.to_string()),
                         message: format!("The bundled example could not be fetched: {e}"),
                         hint: Some(
                             "Serve the built dist/ folder over HTTP (make serve).".to_string(),
                         ),
                     }]);
-                    trace.phase.set(Phase::Error);
+                    trace.run.phase.set(Phase::Error);
                 }
             }
         });
@@ -79,11 +79,12 @@ pub fn TraceInput() -> impl IntoView {
     };
     let files = move || {
         trace
+            .run
             .report
             .with(|r| r.as_ref().map(|r| r.files.clone()))
             .unwrap_or_default()
     };
-    let wanted = move || trace.wanted_files.get();
+    let wanted = move || trace.run.wanted_files.get();
     // Not an attribute Leptos knows by name.
     Effect::new(move |_| {
         if let Some(input) = folder_ref.get() {
@@ -186,7 +187,7 @@ pub fn TraceStatus() -> impl IntoView {
         <section class="card status-card" aria-label="Status">
             <StatusLine />
             <ProgressRow />
-            <ProblemList problems=trace.problems />
+            <ProblemList problems=trace.run.problems />
             <WarningList warnings=Signal::derive(move || trace.warnings()) />
         </section>
     }
@@ -196,18 +197,18 @@ pub fn TraceStatus() -> impl IntoView {
 #[component]
 fn StatusLine() -> impl IntoView {
     let trace = expect_context::<AppState>().trace;
-    let report = trace.report;
+    let report = trace.run.report;
     let attr = move |f: fn(&TraceReport) -> String| {
         move || {
-            (trace.phase.get() == Phase::Done)
+            (trace.run.phase.get() == Phase::Done)
                 .then(|| report.with(|r| r.as_ref().map(|r| f(r))))
                 .flatten()
         }
     };
-    let text = move || match trace.phase.get() {
+    let text = move || match trace.run.phase.get() {
         Phase::Idle => "No traces loaded yet.".to_string(),
         Phase::Loading => {
-            let p = trace.progress.get();
+            let p = trace.run.progress.get();
             progress_text(&p.stage, p.done_bytes, p.total_bytes)
         }
         Phase::Done => report.with(|r| match r {
@@ -233,7 +234,7 @@ fn StatusLine() -> impl IntoView {
             data-testid="trace-status"
             role="status"
             aria-live="polite"
-            data-state=move || trace.phase.get().as_str()
+            data-state=move || trace.run.phase.get().as_str()
             data-events=attr(|r| r.events.to_string())
             data-parse-ms=attr(|r| format!("{:.1}", r.parse_ms))
             data-read-ms=attr(|r| format!("{:.1}", r.read_ms))
@@ -243,9 +244,9 @@ fn StatusLine() -> impl IntoView {
             data-wasm-bytes=attr(|r| r.wasm_memory_bytes.to_string())
             data-files=attr(|r| r.files.len().to_string())
             data-bytes=attr(|r| r.files.iter().map(|(_, b)| *b).sum::<u64>().to_string())
-            data-runs=move || trace.runs.get().to_string()
-            data-elapsed-ms=move || format!("{:.1}", trace.elapsed_ms.get())
-            data-preparse-ms=move || format!("{:.1}", trace.preparse_ms.get())
+            data-runs=move || trace.run.runs.get().to_string()
+            data-elapsed-ms=move || format!("{:.1}", trace.run.elapsed_ms.get())
+            data-preparse-ms=move || format!("{:.1}", trace.run.preparse_ms.get())
         >
             {text}
         </p>
@@ -259,11 +260,11 @@ fn ProgressRow() -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
     let trace = state.trace;
     let value = move || {
-        let p = trace.progress.get();
+        let p = trace.run.progress.get();
         progress_fraction(&p.stage, p.done_bytes, p.total_bytes).map(|f| f.to_string())
     };
     view! {
-        <div class="progress-row" hidden=move || trace.phase.get() != Phase::Loading>
+        <div class="progress-row" hidden=move || trace.run.phase.get() != Phase::Loading>
             <progress data-testid="trace-progress" max="1" value=value aria-label="Progress"></progress>
             <button
                 type="button"
@@ -334,12 +335,12 @@ pub fn TraceExports() -> impl IntoView {
     let state = expect_context::<AppState>();
     let workers = expect_context::<WorkersHandle>();
     let trace = state.trace;
-    let none = move || trace.report.with(Option::is_none);
+    let none = move || trace.run.report.with(Option::is_none);
     let on_png = move |_| {
-        let preset = trace.settings.preset.get_untracked();
+        let preset = trace.run.settings.preset.get_untracked();
         let name = format!("shardscope-timeline-{}.png", preset.as_str());
         if let Err(e) = save_page_canvas_png("timeline-canvas", "the timeline", &name) {
-            trace.problems.update(|p| {
+            trace.run.problems.update(|p| {
                 p.push(Problem::general(format!(
                     "The picture could not be saved: {e}"
                 )))

@@ -53,6 +53,7 @@ pub fn ResultsTable() -> impl IntoView {
         let shown = trace.shown_classes.get();
         let ranks = ranks.get();
         trace
+            .run
             .report
             .with(|r| {
                 r.as_ref().map(|r| {
@@ -71,11 +72,13 @@ pub fn ResultsTable() -> impl IntoView {
     });
     let total = Signal::derive(move || {
         trace
+            .run
             .report
             .with(|r| r.as_ref().map_or(0, |r| r.rows.len()))
     });
     let aligned = move || {
         trace
+            .run
             .report
             .with(|r| r.as_ref().is_some_and(|r| r.align_clocks))
     };
@@ -119,7 +122,7 @@ pub fn ResultsTable() -> impl IntoView {
 fn ClassFilter(index: usize, class: Classification) -> impl IntoView {
     let trace = expect_context::<AppState>().trace;
     let count = move || {
-        trace.report.with(|r| {
+        trace.run.report.with(|r| {
             r.as_ref().map_or(0, |r| {
                 r.rows.iter().filter(|x| x.classification == class).count()
             })
@@ -151,20 +154,25 @@ fn IntervalTable(order: Memo<Vec<usize>>) -> impl IntoView {
     let table_ref = NodeRef::<html::Table>::new();
     let selected_index = Memo::new(move |_| {
         let (rank, start) = trace.selected.get()?;
-        trace.report.with(|r| {
+        trace.run.report.with(|r| {
             r.as_ref()?
                 .rows
                 .iter()
                 .position(|x| x.rank == rank && x.interval_start_ns == start)
         })
     });
-    let with_phases = move || trace.report.with(|r| r.as_ref().is_some_and(|r| r.phases));
+    let with_phases = move || {
+        trace
+            .run
+            .report
+            .with(|r| r.as_ref().is_some_and(|r| r.phases))
+    };
     fill_in_chunks(table_ref, order, selected_index);
     show_selection(table_ref, order, selected_index);
 
     let select = move |index: Option<usize>| {
         trace.selected.set(index.and_then(|i| {
-            trace.report.with_untracked(|r| {
+            trace.run.report.with_untracked(|r| {
                 r.as_ref()?
                     .rows
                     .get(i)
@@ -245,7 +253,7 @@ fn fill_in_chunks(
     let fill = RenderEffect::new(move |_| {
         let order = order.get();
         // A new report with the same number of rows has an equal order: refill anyway.
-        trace.report.track();
+        trace.run.report.track();
         // Re-run when the table is (re)created.
         let Some(table) = table_ref.get() else {
             return;
@@ -257,6 +265,7 @@ fn fill_in_chunks(
         let chunks = move |from: usize, to: usize| -> String {
             let selected = selected_index.get_untracked();
             trace
+                .run
                 .report
                 .with_untracked(|r| {
                     r.as_ref().map(|r| {
@@ -371,6 +380,7 @@ pub fn RankSummary() -> impl IntoView {
     let rows = move || {
         let shown = ranks.get();
         trace
+            .run
             .report
             .with(|r| {
                 r.as_ref().map(|r| {
@@ -405,7 +415,7 @@ pub fn RankSummary() -> impl IntoView {
                                         type="button"
                                         class="link"
                                         title="Show only this rank"
-                                        on:click=move |_| trace.settings.ranks.set(s.rank.to_string())
+                                        on:click=move |_| trace.run.settings.ranks.set(s.rank.to_string())
                                     >
                                         {s.rank}
                                     </button>

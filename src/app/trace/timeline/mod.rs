@@ -39,7 +39,7 @@ pub fn Timeline() -> impl IntoView {
         move || wrap_ref.try_get_untracked().flatten().map(Into::into),
         move || {
             state.view.track();
-            trace.report.track();
+            trace.run.report.track();
         },
     );
     let model = TimelineModel::new(trace, state.compare, width);
@@ -66,7 +66,7 @@ fn request_on_change(state: AppState, workers: WorkersHandle, model: TimelineMod
         let (Some(window), l) = (model.window.get(), model.layout.get()) else {
             return;
         };
-        if l.width <= 1.0 || trace.report.with(Option::is_none) {
+        if l.width <= 1.0 || trace.run.report.with(Option::is_none) {
             return;
         }
         let columns = (l.plot_width() * device_pixel_ratio())
@@ -106,7 +106,7 @@ fn request_on_change(state: AppState, workers: WorkersHandle, model: TimelineMod
     Effect::new(move |_| {
         let l = model.layout.get();
         let ranks = model.ranks.get();
-        if l.width <= 1.0 || trace.report.with(Option::is_none) {
+        if l.width <= 1.0 || trace.run.report.with(Option::is_none) {
             return;
         }
         let columns = l.plot_width().round().max(1.0) as u32;

@@ -60,11 +60,11 @@ impl TimelineModel {
     /// The model of `trace`, laid out `width` CSS px wide.
     pub fn new(trace: TraceState, compare: CompareState, width: RwSignal<f64>) -> TimelineModel {
         let ranks = Memo::new(move |_| trace.visible_ranks());
-        let rows = Memo::new(move |_| Rows(trace.report.get()));
+        let rows = Memo::new(move |_| Rows(trace.run.report.get()));
         let b_rows = Memo::new(move |_| Rows(compare.run.report.get()));
         let b_shift_ns = Memo::new(move |_| {
             let axis = compare.axis.get();
-            let a = trace.report.get()?;
+            let a = trace.run.report.get()?;
             let b = compare.run.report.get()?;
             lane_shift_ns(
                 (&a.facts, a.trace_start_ns),
@@ -76,7 +76,7 @@ impl TimelineModel {
         let bounds = Memo::new(move |_| {
             let bounds_of =
                 |r: &TraceReport| Some(trace_bounds(r.trace_start_ns?, r.trace_end_ns?, &r.rows));
-            let a = trace.report.with(|r| bounds_of(r.as_ref()?))?;
+            let a = trace.run.report.with(|r| bounds_of(r.as_ref()?))?;
             let b = compare.run.report.with(|r| bounds_of(r.as_ref()?));
             Some(match b_shift_ns.get() {
                 Some(shift) => joined_bounds(a, b, shift),
@@ -85,6 +85,7 @@ impl TimelineModel {
         });
         let origin_ns = Memo::new(move |_| {
             trace
+                .run
                 .report
                 .with(|r| r.as_ref().and_then(|r| r.trace_start_ns))
                 .unwrap_or(0)
