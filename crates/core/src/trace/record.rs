@@ -650,6 +650,9 @@ const CAPABILITY_BOOLS: [&str; 11] = [
     "supports_bounded_profiling",
 ];
 
+const CHANGE_WITHOUT_ALLOCATED: &str =
+    "allocator_change_bytes must be null when allocator allocated memory is unsupported";
+
 /// `_validate_memory_capabilities` + `_validate_capability_counter_consistency`
 /// for a `memory_capabilities` value given in the record's metadata.
 fn validate_capabilities(tape: &Tape, caps: usize, d: &Draft) -> Result<()> {
@@ -721,10 +724,7 @@ fn validate_capabilities(tape: &Tape, caps: usize, d: &Draft) -> Result<()> {
         }
     }
     if d.change.is_some() && !supports[0] {
-        return fail(
-            "allocator_change_bytes",
-            "allocator_change_bytes must be null when allocator allocated memory is unsupported",
-        );
+        return fail("allocator_change_bytes", CHANGE_WITHOUT_ALLOCATED);
     }
     Ok(())
 }
@@ -945,7 +945,14 @@ fn convert_schema_record(
         return fail("pid", "pid must be >= -1");
     }
     let host = coerce_required_string(tape, slots.get(K::Host), "host")?;
-    // _validate_telemetry_identity_fields: already enforced by resolve_identity above.
+    // _validate_telemetry_identity_fields: resolve_identity above enforced the values,
+    // but it reads a null rank, local rank or world size as absent, and this does not.
+    for k in [K::Rank, K::LocalRank, K::WorldSize] {
+        if slots.get(k) == Some(Node::Null) {
+            let field = field_name(k);
+            return fail(field, format!("{field} must be an integer"));
+        }
+    }
     coerce_int(tape, slots.get(K::DeviceId), "device_id")?;
 
     let nullable = schema_version == 4;
@@ -1446,8 +1453,14 @@ fn finish(c: Converted<'_>, sink: &mut RecordSink<'_>) -> Result<(Event, RecordE
     validate_v4_values(d)?;
     let memo = &mut sink.cache.tokens;
     let meta = scan_metadata(&c, memo);
-    if let Some(caps) = meta.capabilities {
-        validate_capabilities(tape, caps, d)?;
+    match meta.capabilities {
+        Some(caps) => validate_capabilities(tape, caps, d)?,
+        // The capabilities stormlog infers support exactly the counters present, so
+        // only the change rule can fail: a change without an allocated counter.
+        None if d.allocated.is_none() && d.change.is_some() => {
+            return fail("allocator_change_bytes", CHANGE_WITHOUT_ALLOCATED);
+        }
+        None => {}
     }
 
     // Marker: event_type, context, every string value of the metadata, and the
