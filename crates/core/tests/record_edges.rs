@@ -1,6 +1,6 @@
 //! Record conversion at the edges of stormlog 0.4.3's rules, against the real stormlog.
 //!
-//! `tests/fixtures/record_edges/`: 1,389 one-record traces (`make_cases.py`) and what
+//! `tests/fixtures/record_edges/`: 1,392 traces, nearly all of one record, (`make_cases.py`) and what
 //! stormlog's `load_telemetry_sessions` made of each (`expected_from_stormlog.py`): the
 //! exception it raised, or its sessions with their summaries and events. Every case must
 //! load here to the same sessions and events, or fail with the same message.
@@ -16,13 +16,13 @@ const EXPECTED: &str = include_str!("../../../tests/fixtures/record_edges/expect
 /// event cannot hold: the one place we knowingly differ (README, "Beyond stormlog").
 const OUT_OF_RANGE: &str = "is outside the supported 64-bit integer range";
 
-fn load_case(text: &str) -> (LoadOutcome, String) {
+fn load_case(file: &str, text: &str) -> (LoadOutcome, String) {
     let mut fs = MemFs::new();
-    fs.insert("case.json", text.as_bytes().to_vec());
-    let default = json_default_session_id(&fs.resolve("case.json"));
+    fs.insert(file, text.as_bytes().to_vec());
+    let default = json_default_session_id(&fs.resolve(file));
     let outcome = load(
         &fs,
-        &["case.json".to_string()],
+        &[file.to_string()],
         &LoadOptions::default(),
         &mut |_| {},
     );
@@ -124,7 +124,10 @@ fn every_record_edge_loads_or_fails_as_stormlog_does() {
             want["name"], name,
             "cases.json and expected.json out of step"
         );
-        let (outcome, default) = load_case(case["text"].as_str().unwrap_or_default());
+        let (outcome, default) = load_case(
+            case["file"].as_str().unwrap_or("case.json"),
+            case["text"].as_str().unwrap_or_default(),
+        );
         let ours_error = outcome.errors.first().map(|e| e.message.clone());
         match (&want.get("error"), ours_error) {
             (Some(theirs), Some(ours)) => {
