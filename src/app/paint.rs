@@ -1,12 +1,11 @@
 //! Painting a [`Scene`] on a canvas with plotters (plotters-canvas backend). The scene
 //! is already in canvas pixels; this only sizes the backing store and issues one
 //! plotters draw call per shape — except runs of filled rectangles (the scatter's
-//! thousands of points, the timeline's columns), which go straight to the 2D context
-//! with one `fillStyle` per colour: a plotters call per point costs ~10 µs, which would
-//! make a 28,800-config scatter a long task.
+//! thousands of points, the timeline's columns), long paths and text, which go straight
+//! to the 2D context: a plotters call per point costs ~10 µs, which would make a
+//! 28,800-config scatter a long task, and plotters sets the font anew for every text.
 
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
 use shardscope_core::view::scene::{HAlign, Rgba, Scene, Shape, VAlign};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -176,6 +175,7 @@ fn paint_shapes(
     // Consecutive filled rectangles of one colour become one `Path2D`, filled at once
     // (thousands of `fillRect` calls cost ~20 ms a picture).
     let mut run = RectRun::default();
+    let mut text = TextState::default();
     for (n, shape) in shapes.iter().enumerate() {
         if n > 0 && n % 32 == 0 && stop() {
             run.flush(context.as_ref());
@@ -183,7 +183,7 @@ fn paint_shapes(
             return Ok(n);
         }
         if let Some(ctx) = &context {
-            if paint_direct(ctx, shape, &mut run) {
+            if paint_direct(ctx, shape, &mut run, &mut text) {
                 continue;
             }
         }
@@ -230,42 +230,8 @@ fn paint_shapes(
                 root.draw(&Circle::new((*x, *y), *radius, style(*c, *fill, *stroke)))
                     .map_err(fail)?;
             }
-            Shape::Text {
-                x,
-                y,
-                text,
-                size,
-                color: c,
-                h,
-                v,
-                bold,
-            } => {
-                let pos = Pos::new(
-                    match h {
-                        HAlign::Left => HPos::Left,
-                        HAlign::Center => HPos::Center,
-                        HAlign::Right => HPos::Right,
-                    },
-                    match v {
-                        VAlign::Top => VPos::Top,
-                        VAlign::Middle => VPos::Center,
-                        VAlign::Bottom => VPos::Bottom,
-                    },
-                );
-                let font = FontDesc::new(
-                    FontFamily::Name(FONT),
-                    *size,
-                    if *bold {
-                        FontStyle::Bold
-                    } else {
-                        FontStyle::Normal
-                    },
-                );
-                let rgba = color(*c);
-                let style = font.color(&rgba).pos(pos);
-                root.draw(&Text::new(text.as_str(), (*x, *y), style))
-                    .map_err(fail)?;
-            }
+            // Painted by `paint_direct`; without a 2D context nothing can be.
+            Shape::Text { .. } => {}
         }
     }
     run.flush(context.as_ref());
@@ -274,11 +240,33 @@ fn paint_shapes(
 }
 
 /// The shapes painted straight on the 2D context, not through plotters: filled
-/// rectangles (collected into `run` while their colour repeats) and long polygons and
-/// polylines (one `Path2D` each). `false`: plotters paints this one (after the caller
-/// flushes `run`, to keep the order).
-fn paint_direct(ctx: &CanvasRenderingContext2d, shape: &Shape, run: &mut RectRun) -> bool {
+/// rectangles (collected into `run` while their colour repeats), long polygons and
+/// polylines (one `Path2D` each) and text (the context's font, colour and anchors set
+/// only when they change: plotters sets all four per text, and parsing the same font
+/// string again for each of a 128-lane timeline's labels cost 15–20 ms a picture).
+/// `false`: plotters paints this one (after the caller flushes `run`, to keep the order).
+fn paint_direct(
+    ctx: &CanvasRenderingContext2d,
+    shape: &Shape,
+    run: &mut RectRun,
+    text_state: &mut TextState,
+) -> bool {
     match shape {
+        Shape::Text {
+            x,
+            y,
+            text,
+            size,
+            color,
+            h,
+            v,
+            bold,
+        } => {
+            run.flush(Some(ctx));
+            text_state.set(ctx, *size, *bold, *color, *h, *v);
+            let _ = ctx.fill_text(text, f64::from(*x), f64::from(*y));
+            true
+        }
         Shape::Rect {
             x0,
             y0,
@@ -319,6 +307,48 @@ fn paint_direct(ctx: &CanvasRenderingContext2d, shape: &Shape, run: &mut RectRun
             None => false,
         },
         _ => false,
+    }
+}
+
+/// What the context was last told about text, so that each setting is made only when it
+/// changes (the strings are plotters-canvas's: `"<style> <size>px <family>"`, anchors
+/// `start`/`center`/`end` and `top`/`middle`/`bottom`).
+#[derive(Default)]
+struct TextState {
+    font: Option<(u64, bool)>,
+    anchor: Option<(HAlign, VAlign)>,
+}
+
+impl TextState {
+    fn set(
+        &mut self,
+        ctx: &CanvasRenderingContext2d,
+        size: f64,
+        bold: bool,
+        color: Rgba,
+        h: HAlign,
+        v: VAlign,
+    ) {
+        // The colour is the fill style, which rectangles set too: set every time.
+        ctx.set_fill_style_str(&color.css());
+        if self.font != Some((size.to_bits(), bold)) {
+            let style = if bold { "bold" } else { "normal" };
+            ctx.set_font(&format!("{style} {size}px {FONT}"));
+            self.font = Some((size.to_bits(), bold));
+        }
+        if self.anchor != Some((h, v)) {
+            ctx.set_text_align(match h {
+                HAlign::Left => "start",
+                HAlign::Center => "center",
+                HAlign::Right => "end",
+            });
+            ctx.set_text_baseline(match v {
+                VAlign::Top => "top",
+                VAlign::Middle => "middle",
+                VAlign::Bottom => "bottom",
+            });
+            self.anchor = Some((h, v));
+        }
     }
 }
 

@@ -581,7 +581,7 @@ fn convert_row(
             return Err("the row cannot be represented".to_string());
         }
     }
-    convert_record(tape, 0, sink).map_err(|e| e.python_message().to_string())
+    convert_record(tape, sink).map_err(|e| e.python_message().to_string())
 }
 
 #[cfg(test)]

@@ -258,7 +258,7 @@ fn convert_batch(batch: &Batch, tape: &mut Tape, default_session_id: &str) -> Op
             default_session_id,
             &mut cache,
         );
-        events.push(convert_record(tape, 0, &mut sink).ok()?);
+        events.push(convert_record(tape, &mut sink).ok()?);
     }
     Some(Converted {
         index: batch.index,

@@ -223,7 +223,7 @@ fn stream_records(
                     default_session_id,
                     &mut ctx.cache,
                 );
-                match convert_record(&ctx.tape, 0, &mut sink) {
+                match convert_record(&ctx.tape, &mut sink) {
                     Ok((event, extras)) => {
                         if out.beyond.is_none() {
                             out.grouper.push(event, extras, &ctx.sources);
@@ -557,7 +557,7 @@ fn choose_records(
             &mut ctx.cache,
         );
         let mut grouper = SessionGrouper::default();
-        match convert_record(top, 0, &mut sink) {
+        match convert_record(top, &mut sink) {
             Ok((event, extras)) => grouper.push(event, extras, &ctx.sources),
             Err(e) => return Err(record_error(input, e, Some(0), Some(1))),
         }
@@ -691,7 +691,7 @@ fn parse_jsonl_inner(
                         default_session_id,
                         &mut ctx.cache,
                     );
-                    match convert_record(&ctx.tape, 0, &mut sink) {
+                    match convert_record(&ctx.tape, &mut sink) {
                         Ok((event, extras)) => grouper.push(event, extras, &ctx.sources),
                         Err(e) if e.beyond_stormlog => {
                             // stormlog reads on: only its own errors outrank this one.

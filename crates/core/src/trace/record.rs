@@ -316,19 +316,19 @@ struct Slots<'t> {
 }
 
 impl<'t> Slots<'t> {
-    /// The slots of the object at `root`, from `cache` when the tape is laid out
-    /// like the one that filled it.
-    fn new_cached(tape: &'t Tape, root: usize, cache: &mut SlotCache) -> Slots<'t> {
+    /// The slots of the tape's top object, from `cache` when the tape is laid out like
+    /// the one that filled it.
+    fn new_cached(tape: &'t Tape, cache: &mut SlotCache) -> Slots<'t> {
         let shape_id = tape.shape_id();
-        if root == 0 && shape_id != 0 && cache.shape_id == shape_id {
+        if shape_id != 0 && cache.shape_id == shape_id {
             return Slots {
                 tape,
                 values: cache.values,
                 others: Vec::new(),
             };
         }
-        let slots = Slots::new(tape, root);
-        if root == 0 && shape_id != 0 && slots.others.is_empty() {
+        let slots = Slots::new(tape, 0);
+        if shape_id != 0 && slots.others.is_empty() {
             *cache = SlotCache {
                 shape_id,
                 values: slots.values,
@@ -808,13 +808,9 @@ fn py_repr(tape: &Tape, idx: usize, out: &mut Vec<u8>) {
 
 // ── Conversion ──────────────────────────────────────────────────────────────
 
-/// Converts the record object at `root` of `tape` into an event.
-pub fn convert_record(
-    tape: &Tape,
-    root: usize,
-    sink: &mut RecordSink<'_>,
-) -> Result<(Event, RecordExtras)> {
-    let slots = Slots::new_cached(tape, root, &mut sink.cache.slots);
+/// Converts the record object at the top of `tape` (node 0) into an event.
+pub fn convert_record(tape: &Tape, sink: &mut RecordSink<'_>) -> Result<(Event, RecordExtras)> {
+    let slots = Slots::new_cached(tape, &mut sink.cache.slots);
     if slots.has(K::SchemaVersion) {
         convert_schema_record(&slots, sink)
     } else {

@@ -908,7 +908,7 @@ fn timeline_events(
             default_sampling_interval_ms: interval_ms,
             cache: &mut cache,
         };
-        match convert_record(&record_tape, 0, &mut sink) {
+        match convert_record(&record_tape, &mut sink) {
             Ok(pair) => events.push(pair),
             Err(e) => {
                 let mut err = LoadError::new(LoadErrorKind::Record, name, e.python_message());

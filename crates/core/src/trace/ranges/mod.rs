@@ -145,7 +145,7 @@ pub fn parse_range(
             &mut cache,
         );
         out.events
-            .push(convert_record(tape, 0, &mut sink).map_err(|_| GaveUp)?);
+            .push(convert_record(tape, &mut sink).map_err(|_| GaveUp)?);
         Ok(())
     };
     let start_rel = (task.start - from) as usize;
