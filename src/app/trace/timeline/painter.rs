@@ -17,7 +17,7 @@ use super::super::super::paint::{mark_paint_ms, paint, paint_sliced};
 use super::model::TimelineModel;
 
 /// The longest a timeline picture paints in one frame.
-const SLICE_MS: f64 = 8.0;
+const SLICE_MS: f64 = 12.0;
 
 /// Repaint both canvases whenever what they show changes.
 pub fn paint_on_change(
@@ -73,8 +73,8 @@ pub fn paint_on_change(
     });
 }
 
-/// The lanes, in 8 ms slices, one per frame: a picture painted warm within that (up
-/// to some 13,000 shapes) still appears at once, and a slower one (a whole big trace;
+/// The lanes, in 12 ms slices, one per frame: a picture painted warm within that (up
+/// to some 20,000 shapes) still appears at once, and a slower one (a whole big trace;
 /// the first picture after a load) never makes a long task. A newer picture abandons
 /// an unfinished one (`slice_token`).
 fn paint_lanes(model: TimelineModel, lanes: NodeRef<html::Canvas>, slice_token: &Rc<Cell<u64>>) {
