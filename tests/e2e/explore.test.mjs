@@ -110,6 +110,8 @@ export const tests = [
     name: 'a bad input is explained beside it and never sweeps; SLAs filter before the Pareto step',
     async run({ page, baseUrl }) {
       await openExplore(page, baseUrl);
+      const unset = byTestId(page, 'explore-summary').locator('.stat', { hasText: 'no objective set' });
+      assert.equal(await unset.locator('.stat-value').innerText(), '–', 'without an SLA no count is claimed');
       const before = await runs(page);
       await byTestId(page, 'batch-input').fill('0');
       await byTestId(page, 'batch-input').press('Tab');

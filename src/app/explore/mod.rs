@@ -18,7 +18,7 @@ use leptos::ev::KeyboardEvent;
 use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::explorer::{ConfigScore, Mode};
-use shardscope_core::view::explore::{latency_text, pareto_rows_html, short_key};
+use shardscope_core::view::explore::{latency_text, objective_stat, pareto_rows_html, short_key};
 use wasm_bindgen::JsCast;
 
 use super::sort_header::sort_header;
@@ -58,6 +58,13 @@ fn Summary() -> impl IntoView {
             </div>
         }
     };
+    let objective = move || {
+        objective_stat(
+            explore
+                .answer
+                .with(|a| a.as_ref().and_then(|a| a.report.total_within_sla)),
+        )
+    };
     view! {
         <section
             class="card summary"
@@ -70,9 +77,10 @@ fn Summary() -> impl IntoView {
         >
             {stat("configurations", |a| a.report.total_enumerated.to_string())}
             {stat("fit and place", |a| a.report.total_feasible.to_string())}
-            {stat("within the objectives", |a| {
-                a.report.total_within_sla.map_or_else(|| "no objective".to_string(), |n| n.to_string())
-            })}
+            <div class="stat">
+                <span class="stat-value">{move || objective().0}</span>
+                <span class="stat-label">{move || objective().1}</span>
+            </div>
             {stat("on the frontier", |a| a.report.pareto.len().to_string())}
             {stat("best latency", |a| {
                 a.report.pareto.first().map_or_else(|| "–".to_string(), |c| latency_text(c.total_latency_ns))

@@ -641,6 +641,15 @@ pub fn latency_text(ns: f64) -> String {
     }
 }
 
+/// The summary's objective figure: how many configurations meet the SLAs, with its
+/// label; without an SLA, a dash and "no objective set" (not a count of everything).
+pub fn objective_stat(total_within_sla: Option<usize>) -> (String, &'static str) {
+    match total_within_sla {
+        Some(n) => (n.to_string(), "within the objectives"),
+        None => ("–".to_string(), "no objective set"),
+    }
+}
+
 /// Rows per `<tbody>` chunk of the frontier table (main.css sizes a chunk it has not
 /// laid out yet by this count).
 pub const PARETO_CHUNK_ROWS: usize = 16;
@@ -876,6 +885,19 @@ pub fn efficiency_color(t: f64) -> Rgba {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+
+    #[test]
+    fn the_objective_figure_says_when_no_objective_is_set() {
+        assert_eq!(objective_stat(None), ("–".to_string(), "no objective set"));
+        assert_eq!(
+            objective_stat(Some(0)),
+            ("0".to_string(), "within the objectives")
+        );
+        assert_eq!(
+            objective_stat(Some(1234)),
+            ("1234".to_string(), "within the objectives")
+        );
+    }
     use crate::explorer::sweep;
 
     #[test]
