@@ -1,6 +1,6 @@
 //! Record conversion at the edges of stormlog 0.4.3's rules, against the real stormlog.
 //!
-//! `tests/fixtures/record_edges/`: 1,406 traces, nearly all of one record, (`make_cases.py`) and what
+//! `tests/fixtures/record_edges/`: 1,410 traces, nearly all of one record, (`make_cases.py`) and what
 //! stormlog's `load_telemetry_sessions` made of each (`expected_from_stormlog.py`): the
 //! exception it raised, or its sessions with their summaries and events. Every case must
 //! load here to the same sessions and events, or fail with the same message.
