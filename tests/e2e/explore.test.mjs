@@ -59,6 +59,16 @@ export const tests = [
     async run({ page, baseUrl }) {
       await openExplore(page, baseUrl);
       await assertFrontier(page, []);
+      // The eight configs at 5.480 ms that differ only in kv, ffn and placement are one
+      // group: a ×8 badge listing them on the first row, the seven others marked tied to it.
+      const first = byTestId(page, 'pareto-row').first();
+      assert.equal(await first.getAttribute('data-ties'), '8');
+      assert.equal((await first.locator('.tie-badge').textContent()).trim(), '×8');
+      const listed = (await first.locator('.tie-badge').getAttribute('title')).split('\n').slice(1);
+      const firstKey = await first.getAttribute('data-key');
+      const tied = await page.locator(`[data-testid="pareto-row"][data-tied-to="${firstKey}"]`).evaluateAll((rs) => rs.map((r) => r.dataset.key));
+      assert.deepEqual(listed, [firstKey, ...tied], 'the badge lists the group, its first row first');
+      assert.equal(tied.length, 7);
       const elapsed = Number(await byTestId(page, 'explore-summary').getAttribute('data-elapsed-ms'));
       console.log(`        default sweep: ${elapsed} ms in the worker (guard ${GUARD.sweepMs} ms; the 100 ms goal is make bench-web's)`);
       assert.ok(elapsed > 0, 'the sweep time is reported');

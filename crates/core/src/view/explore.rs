@@ -4,6 +4,7 @@
 //! the efficiency colour ramp.
 
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 use crate::explorer::DEFAULT_BASELINE;
 use crate::explorer::{
@@ -650,6 +651,68 @@ pub fn objective_stat(total_within_sla: Option<usize>) -> (String, &'static str)
     }
 }
 
+/// Where a frontier row stands among the rows that tie with it on every objective
+/// (latency, PEs and efficiency exactly equal): they differ only in knobs that change
+/// none of the three (KV layout, FFN scope, placements), so the table groups them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tie {
+    /// No other row has these objectives.
+    Alone,
+    /// The group's first row in display order, with the group's size and every
+    /// member's key (its own first), for the list shown on hover.
+    First { size: usize, keys: Vec<String> },
+    /// A later member of the group whose first row is at `first` (an index into the
+    /// rows).
+    Member { first: usize },
+}
+
+/// The tie of each of `rows` (in display order; members need not be adjacent).
+pub fn ties(rows: &[ConfigScore]) -> Vec<Tie> {
+    let objectives = |c: &ConfigScore| {
+        (
+            c.total_latency_ns.to_bits(),
+            c.pes_used,
+            c.efficiency_score.to_bits(),
+        )
+    };
+    let mut first_of: HashMap<(u64, u64, u64), usize> = HashMap::new();
+    let mut out = vec![Tie::Alone; rows.len()];
+    for (i, c) in rows.iter().enumerate() {
+        match first_of.get(&objectives(c)) {
+            Some(&first) => {
+                out[i] = Tie::Member { first };
+                let key = short_key(&c.as_topology(0, Mode::Decode));
+                match &mut out[first] {
+                    Tie::First { size, keys } => {
+                        *size += 1;
+                        keys.push(key);
+                    }
+                    alone => {
+                        let own = short_key(&rows[first].as_topology(0, Mode::Decode));
+                        *alone = Tie::First {
+                            size: 2,
+                            keys: vec![own, key],
+                        };
+                    }
+                }
+            }
+            None => {
+                first_of.insert(objectives(c), i);
+            }
+        }
+    }
+    out
+}
+
+/// The hover text of a group's badge: what ties and who.
+pub fn tie_title(keys: &[String]) -> String {
+    format!(
+        "{} configurations tie on latency, PEs and efficiency (they differ only in KV layout, FFN scope or placement):\n{}",
+        keys.len(),
+        keys.join("\n")
+    )
+}
+
 /// Rows per `<tbody>` chunk of the frontier table (main.css sizes a chunk it has not
 /// laid out yet by this count).
 pub const PARETO_CHUNK_ROWS: usize = 16;
@@ -658,8 +721,15 @@ pub const PARETO_CHUNK_ROWS: usize = 16;
 /// `<tbody class="chunk">`s of [`PARETO_CHUNK_ROWS`]: chunks out of view skip layout, so a
 /// new frontier costs the layout of the rows in view (all ~55 rows at once were a 50 ms
 /// layout on a cold page).
+///
+/// Rows that tie on every objective are grouped ([`ties`]): the group's first row carries
+/// a `×N` badge after its knobs (`data-ties`, the list of members as its title); the others are marked
+/// `tied` (`data-tied-to`: the first row's key) and show a ditto mark where the
+/// objectives would repeat. Every row stays in the table.
 pub fn pareto_rows_html(rows: &[ConfigScore], selected: Option<&str>) -> String {
     let mut html = String::with_capacity(rows.len() * 600);
+    let ties = ties(rows);
+    let key_of = |c: &ConfigScore| short_key(&c.as_topology(0, Mode::Decode));
     for (n, c) in rows.iter().enumerate() {
         if n % PARETO_CHUNK_ROWS == 0 {
             if n > 0 {
@@ -667,21 +737,38 @@ pub fn pareto_rows_html(rows: &[ConfigScore], selected: Option<&str>) -> String 
             }
             html.push_str(r#"<tbody class="chunk" role="rowgroup">"#);
         }
-        let key = short_key(&c.as_topology(0, Mode::Decode));
+        let key = key_of(c);
         let is_selected = selected == Some(key.as_str());
         html.push_str("<tr data-testid=\"pareto-row\" role=\"row\" tabindex=\"-1\"");
         for (name, value) in config_attributes(c) {
             html.push_str(&format!(" {name}=\"{}\"", escape(&value)));
         }
-        html.push_str(&format!(
-            " data-key=\"{}\" aria-selected=\"{is_selected}\"{}>",
-            escape(&key),
-            if is_selected {
-                " class=\"selected\""
-            } else {
-                ""
+        let mut classes = Vec::new();
+        if is_selected {
+            classes.push("selected");
+        }
+        match &ties[n] {
+            Tie::Member { first } => {
+                classes.push("tied");
+                html.push_str(&format!(
+                    " data-tied-to=\"{}\"",
+                    escape(&key_of(&rows[*first]))
+                ));
             }
+            Tie::First { size, .. } => {
+                classes.push("tie-first");
+                html.push_str(&format!(" data-ties=\"{size}\""));
+            }
+            Tie::Alone => {}
+        }
+        html.push_str(&format!(
+            " data-key=\"{}\" aria-selected=\"{is_selected}\"",
+            escape(&key)
         ));
+        if !classes.is_empty() {
+            html.push_str(&format!(" class=\"{}\"", classes.join(" ")));
+        }
+        html.push('>');
         let cells = [
             c.cp.to_string(),
             c.tp.to_string(),
@@ -692,17 +779,35 @@ pub fn pareto_rows_html(rows: &[ConfigScore], selected: Option<&str>) -> String 
             format!("{} / {}", c.tp_placement, c.cp_placement),
             c.cp_ring_variant.to_string(),
         ];
-        for cell in cells {
-            html.push_str(&format!("<td>{}</td>", escape(&cell)));
+        for (i, cell) in cells.iter().enumerate() {
+            match &ties[n] {
+                // After the last knob (the ring, whose column is the one that grows).
+                Tie::First { size, keys } if i + 1 == cells.len() => html.push_str(&format!(
+                    "<td>{} <span class=\"tie-badge\" title=\"{}\">×{size}</span></td>",
+                    escape(cell),
+                    escape(&tie_title(keys))
+                )),
+                _ => html.push_str(&format!("<td>{}</td>", escape(cell))),
+            }
         }
-        for cell in [
+        let objectives = [
             latency_text(c.total_latency_ns),
             c.pes_used.to_string(),
             format!("{:.3}", c.efficiency_score),
-            format!("{:.0} %", c.hbm_utilization * 100.0),
-        ] {
-            html.push_str(&format!("<td class=\"num\">{}</td>", escape(&cell)));
+        ];
+        for cell in &objectives {
+            if matches!(ties[n], Tie::Member { .. }) {
+                html.push_str(
+                    "<td class=\"num ditto\" title=\"the same as the group's first row\">&quot;</td>",
+                );
+            } else {
+                html.push_str(&format!("<td class=\"num\">{}</td>", escape(cell)));
+            }
         }
+        html.push_str(&format!(
+            "<td class=\"num\">{}</td>",
+            escape(&format!("{:.0} %", c.hbm_utilization * 100.0))
+        ));
         html.push_str("</tr>");
     }
     if !rows.is_empty() {
@@ -1013,6 +1118,61 @@ mod tests {
             "{total} vs {latency_s}"
         );
         assert!(["compute", "memory", "network"].contains(&top.bound));
+    }
+
+    #[test]
+    fn frontier_rows_that_tie_on_every_objective_are_grouped() {
+        let req = resolve(&ExploreSettings::default()).unwrap();
+        let (report, _) =
+            crate::explorer::explore(&req.model, &req.machine, &req.sweep, false).unwrap();
+        let rows = &report.pareto;
+        let ties = ties(rows);
+        // The default frontier opens with eight configs at 5.480 ms that differ only in
+        // KV layout, FFN scope and placement.
+        let Tie::First { size, keys } = &ties[0] else {
+            panic!("{:?}", ties[0]);
+        };
+        assert_eq!(*size, 8);
+        assert_eq!(keys.len(), 8);
+        assert_eq!(keys[0], short_key(&rows[0].as_topology(0, Mode::Decode)));
+        for (i, tie) in ties.iter().enumerate() {
+            let same = |a: &ConfigScore, b: &ConfigScore| {
+                a.total_latency_ns == b.total_latency_ns
+                    && a.pes_used == b.pes_used
+                    && a.efficiency_score == b.efficiency_score
+            };
+            match tie {
+                Tie::Member { first } => {
+                    assert!(*first < i && same(&rows[*first], &rows[i]));
+                    assert!(matches!(ties[*first], Tie::First { .. }));
+                }
+                Tie::Alone => assert!(!rows
+                    .iter()
+                    .enumerate()
+                    .any(|(j, r)| j != i && same(r, &rows[i]))),
+                Tie::First { size, .. } => {
+                    assert_eq!(rows.iter().filter(|r| same(r, &rows[i])).count(), *size)
+                }
+            }
+        }
+        let html = pareto_rows_html(rows, None);
+        assert!(html.contains("data-ties=\"8\""));
+        assert_eq!(
+            html.matches("class=\"tied\"").count(),
+            7 + members_beyond_first_group(&ties)
+        );
+        assert!(html.contains("×8"));
+        // Every row stays in the table, each with its hooks.
+        assert_eq!(
+            html.matches("data-testid=\"pareto-row\"").count(),
+            rows.len()
+        );
+    }
+
+    fn members_beyond_first_group(ties: &[Tie]) -> usize {
+        ties.iter()
+            .filter(|t| matches!(t, Tie::Member { first } if *first != 0))
+            .count()
     }
 
     #[test]
