@@ -63,8 +63,8 @@ export const tests = [
       // group: a ×8 badge listing them on the first row, the seven others marked tied to it.
       const first = byTestId(page, 'pareto-row').first();
       assert.equal(await first.getAttribute('data-ties'), '8');
-      assert.equal((await first.locator('.tie-badge').textContent()).trim(), '×8');
-      const listed = (await first.locator('.tie-badge').getAttribute('title')).split('\n').slice(1);
+      assert.equal((await first.locator('.ties-badge').textContent()).trim(), '×8');
+      const listed = (await first.locator('.ties-badge').getAttribute('title')).split('\n').slice(1);
       const firstKey = await first.getAttribute('data-key');
       const tied = await page.locator(`[data-testid="pareto-row"][data-tied-to="${firstKey}"]`).evaluateAll((rs) => rs.map((r) => r.dataset.key));
       assert.deepEqual(listed, [firstKey, ...tied], 'the badge lists the group, its first row first');

@@ -756,7 +756,7 @@ pub fn pareto_rows_html(rows: &[ConfigScore], selected: Option<&str>) -> String 
                 ));
             }
             Tie::First { size, .. } => {
-                classes.push("tie-first");
+                classes.push("tied-lead");
                 html.push_str(&format!(" data-ties=\"{size}\""));
             }
             Tie::Alone => {}
@@ -783,7 +783,7 @@ pub fn pareto_rows_html(rows: &[ConfigScore], selected: Option<&str>) -> String 
             match &ties[n] {
                 // After the last knob (the ring, whose column is the one that grows).
                 Tie::First { size, keys } if i + 1 == cells.len() => html.push_str(&format!(
-                    "<td>{} <span class=\"tie-badge\" title=\"{}\">×{size}</span></td>",
+                    "<td>{} <span class=\"ties-badge\" title=\"{}\">×{size}</span></td>",
                     escape(cell),
                     escape(&tie_title(keys))
                 )),
