@@ -39,9 +39,10 @@ while IFS='|' read -r group files tests filters; do
   file_args=()
   for f in $files; do file_args+=(--file "$f"); done
   mkdir -p "mutants.out/$group"
-  # shellcheck disable=SC2086 # the test targets are separate words on purpose
   filter_args=()
+  # shellcheck disable=SC2206 # the filters are separate words on purpose
   if [ -n "${filters:-}" ]; then filter_args=(-- $filters); fi
+  # shellcheck disable=SC2086 # the test targets are separate words on purpose
   cargo mutants --package shardscope-core --test-package shardscope-core --jobs "$jobs" \
     --profile mutants --output "mutants.out/$group" "${file_args[@]}" ${MUTANTS_ARGS:-} \
     -- $tests "${filter_args[@]}" || status=$?

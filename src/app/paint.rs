@@ -241,8 +241,8 @@ fn paint_shapes(
 
 /// The shapes painted straight on the 2D context, not through plotters: filled
 /// rectangles (collected into `run` while their colour repeats), long polygons and
-/// polylines (one `Path2D` each) and text (the context's font, colour and anchors set
-/// only when they change: plotters sets all four per text, and parsing the same font
+/// polylines (one `Path2D` each) and text (the context's font and anchors set only
+/// when they change: plotters sets them and the colour per text, and parsing the same font
 /// string again for each of a 128-lane timeline's labels cost 15–20 ms a picture).
 /// `false`: plotters paints this one (after the caller flushes `run`, to keep the order).
 fn paint_direct(

@@ -658,9 +658,9 @@ pub fn objective_stat(total_within_sla: Option<usize>) -> (String, &'static str)
 pub enum Tie {
     /// No other row has these objectives.
     Alone,
-    /// The group's first row in display order, with the group's size and every
-    /// member's key (its own first), for the list shown on hover.
-    First { size: usize, keys: Vec<String> },
+    /// The group's first row in display order, with every member (indices into the
+    /// rows, its own first): the group's size and the list shown on hover.
+    First { members: Vec<usize> },
     /// A later member of the group whose first row is at `first` (an index into the
     /// rows).
     Member { first: usize },
@@ -681,18 +681,12 @@ pub fn ties(rows: &[ConfigScore]) -> Vec<Tie> {
         match first_of.get(&objectives(c)) {
             Some(&first) => {
                 out[i] = Tie::Member { first };
-                let key = short_key(&c.as_topology(0, Mode::Decode));
                 match &mut out[first] {
-                    Tie::First { size, keys } => {
-                        *size += 1;
-                        keys.push(key);
-                    }
+                    Tie::First { members } => members.push(i),
                     alone => {
-                        let own = short_key(&rows[first].as_topology(0, Mode::Decode));
                         *alone = Tie::First {
-                            size: 2,
-                            keys: vec![own, key],
-                        };
+                            members: vec![first, i],
+                        }
                     }
                 }
             }
@@ -705,7 +699,7 @@ pub fn ties(rows: &[ConfigScore]) -> Vec<Tie> {
 }
 
 /// The hover text of a group's badge: what ties and who.
-pub fn tie_title(keys: &[String]) -> String {
+pub fn tie_title(keys: &[&str]) -> String {
     format!(
         "{} configurations tie on latency, PEs and efficiency (they differ only in KV layout, FFN scope or placement):\n{}",
         keys.len(),
@@ -729,7 +723,10 @@ pub const PARETO_CHUNK_ROWS: usize = 16;
 pub fn pareto_rows_html(rows: &[ConfigScore], selected: Option<&str>) -> String {
     let mut html = String::with_capacity(rows.len() * 600);
     let ties = ties(rows);
-    let key_of = |c: &ConfigScore| short_key(&c.as_topology(0, Mode::Decode));
+    let keys: Vec<String> = rows
+        .iter()
+        .map(|c| short_key(&c.as_topology(0, Mode::Decode)))
+        .collect();
     for (n, c) in rows.iter().enumerate() {
         if n % PARETO_CHUNK_ROWS == 0 {
             if n > 0 {
@@ -737,7 +734,7 @@ pub fn pareto_rows_html(rows: &[ConfigScore], selected: Option<&str>) -> String 
             }
             html.push_str(r#"<tbody class="chunk" role="rowgroup">"#);
         }
-        let key = key_of(c);
+        let key = &keys[n];
         let is_selected = selected == Some(key.as_str());
         html.push_str("<tr data-testid=\"pareto-row\" role=\"row\" tabindex=\"-1\"");
         for (name, value) in config_attributes(c) {
@@ -750,20 +747,17 @@ pub fn pareto_rows_html(rows: &[ConfigScore], selected: Option<&str>) -> String 
         match &ties[n] {
             Tie::Member { first } => {
                 classes.push("tied");
-                html.push_str(&format!(
-                    " data-tied-to=\"{}\"",
-                    escape(&key_of(&rows[*first]))
-                ));
+                html.push_str(&format!(" data-tied-to=\"{}\"", escape(&keys[*first])));
             }
-            Tie::First { size, .. } => {
+            Tie::First { members } => {
                 classes.push("tied-lead");
-                html.push_str(&format!(" data-ties=\"{size}\""));
+                html.push_str(&format!(" data-ties=\"{}\"", members.len()));
             }
             Tie::Alone => {}
         }
         html.push_str(&format!(
             " data-key=\"{}\" aria-selected=\"{is_selected}\"",
-            escape(&key)
+            escape(key)
         ));
         if !classes.is_empty() {
             html.push_str(&format!(" class=\"{}\"", classes.join(" ")));
@@ -782,11 +776,15 @@ pub fn pareto_rows_html(rows: &[ConfigScore], selected: Option<&str>) -> String 
         for (i, cell) in cells.iter().enumerate() {
             match &ties[n] {
                 // After the last knob (the ring, whose column is the one that grows).
-                Tie::First { size, keys } if i + 1 == cells.len() => html.push_str(&format!(
-                    "<td>{} <span class=\"ties-badge\" title=\"{}\">×{size}</span></td>",
-                    escape(cell),
-                    escape(&tie_title(keys))
-                )),
+                Tie::First { members } if i + 1 == cells.len() => {
+                    let listed: Vec<&str> = members.iter().map(|&m| keys[m].as_str()).collect();
+                    html.push_str(&format!(
+                        "<td>{} <span class=\"ties-badge\" title=\"{}\">×{}</span></td>",
+                        escape(cell),
+                        escape(&tie_title(&listed)),
+                        members.len()
+                    ))
+                }
                 _ => html.push_str(&format!("<td>{}</td>", escape(cell))),
             }
         }
@@ -990,6 +988,7 @@ pub fn efficiency_color(t: f64) -> Rgba {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+    use crate::explorer::sweep;
 
     #[test]
     fn the_objective_figure_says_when_no_objective_is_set() {
@@ -1003,7 +1002,6 @@ mod tests {
             ("1234".to_string(), "within the objectives")
         );
     }
-    use crate::explorer::sweep;
 
     #[test]
     fn defaults_resolve_and_bad_inputs_name_their_field() {
@@ -1129,12 +1127,11 @@ mod tests {
         let ties = ties(rows);
         // The default frontier opens with eight configs at 5.480 ms that differ only in
         // KV layout, FFN scope and placement.
-        let Tie::First { size, keys } = &ties[0] else {
+        let Tie::First { members } = &ties[0] else {
             panic!("{:?}", ties[0]);
         };
-        assert_eq!(*size, 8);
-        assert_eq!(keys.len(), 8);
-        assert_eq!(keys[0], short_key(&rows[0].as_topology(0, Mode::Decode)));
+        assert_eq!(members.len(), 8);
+        assert_eq!(members[0], 0);
         for (i, tie) in ties.iter().enumerate() {
             let same = |a: &ConfigScore, b: &ConfigScore| {
                 a.total_latency_ns == b.total_latency_ns
@@ -1150,8 +1147,12 @@ mod tests {
                     .iter()
                     .enumerate()
                     .any(|(j, r)| j != i && same(r, &rows[i]))),
-                Tie::First { size, .. } => {
-                    assert_eq!(rows.iter().filter(|r| same(r, &rows[i])).count(), *size)
+                Tie::First { members } => {
+                    assert_eq!(members[0], i);
+                    assert_eq!(
+                        rows.iter().filter(|r| same(r, &rows[i])).count(),
+                        members.len()
+                    )
                 }
             }
         }
