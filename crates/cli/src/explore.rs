@@ -22,7 +22,8 @@ use shardscope_core::explorer::{
     Mode, ModelConfig, Scope, ScoreOptions, SensitivityReport, ServingScore, Sla, SweepRequest,
     TopologyConfig, CSV_HEADER, DEFAULT_BASELINE, MAX_BATCH, MAX_DEGREE, MAX_S_KV,
 };
-use shardscope_core::view::explore::{parse_count, parse_ms, ExploreSettings};
+use shardscope_core::view::explore::{parse_count, parse_ms, ExploreSettings, FieldError};
+use shardscope_core::view::scenarios::{self, parse_scenario, Scenario, ScenarioReport};
 
 use crate::error::CliError;
 use crate::Format;
@@ -96,6 +97,13 @@ pub struct ExploreArgs {
     /// List every configuration, not only the frontier.
     #[arg(long)]
     pub all: bool,
+    /// A scenario to compare, as KEY=VALUE pairs over this command's settings (model,
+    /// machine, mode, scope, efficiency, s_kv, batch, ep, sla_ttft_ms, sla_tpot_ms,
+    /// model.FIELD, machine.FIELD, name). Given 1–4 times: each is swept and their
+    /// frontiers compared.
+    #[arg(long, value_name = "KEY=VALUE,...",
+          conflicts_with_all = ["batch_sweep", "all", "model_json", "machine_json", "prompt_len"])]
+    pub scenario: Vec<String>,
 }
 
 #[derive(Args)]
@@ -192,6 +200,9 @@ pub fn run_explore(a: &ExploreArgs) -> Result<String, CliError> {
             "--prompt-len is only used with --sla-ttft-ms",
         ));
     }
+    if !a.scenario.is_empty() {
+        return run_scenarios(a);
+    }
     let model = load_model(s)?;
     let machine = load_machine(s)?;
     let sla = Sla {
@@ -222,6 +233,45 @@ pub fn run_explore(a: &ExploreArgs) -> Result<String, CliError> {
         Format::Json => explore_json(&rep),
         Format::Table => explore_table(&rep),
         Format::Csv => explore_csv(&rep),
+    })
+}
+
+/// This command's settings as the page's typed settings: what each `--scenario` starts
+/// from.
+fn base_settings(a: &ExploreArgs) -> ExploreSettings {
+    let s = &a.settings;
+    let ms = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    ExploreSettings {
+        model: s.model.clone(),
+        machine: s.machine.clone(),
+        mode: s.mode,
+        scope: s.scope,
+        efficiency: s.efficiency,
+        s_kv: s.s_kv.to_string(),
+        batch: s.batch.to_string(),
+        ep: s.ep.to_string(),
+        sla_ttft_ms: ms(a.sla_ttft_ms),
+        sla_tpot_ms: ms(a.sla_tpot_ms),
+        model_edits: Vec::new(),
+        machine_edits: Vec::new(),
+    }
+}
+
+/// `shardscope explore --scenario … [--scenario …]`.
+fn run_scenarios(a: &ExploreArgs) -> Result<String, CliError> {
+    let base = base_settings(a);
+    let as_cli = |e: FieldError| CliError::field(&e.field, e.message);
+    let list = a
+        .scenario
+        .iter()
+        .map(|text| parse_scenario(text, &base))
+        .collect::<Result<Vec<Scenario>, FieldError>>()
+        .map_err(as_cli)?;
+    let rep = scenarios::run_scenarios(&list).map_err(as_cli)?;
+    Ok(match a.settings.format {
+        Format::Json => to_json(&rep)?,
+        Format::Table => scenario_table(&rep),
+        Format::Csv => scenario_csv(&rep),
     })
 }
 
@@ -563,6 +613,82 @@ fn batch_csv(r: &BatchSweepReport) -> String {
         if let Some(p) = &b.best_throughput_per_pe {
             row("best_throughput_per_pe", p);
         }
+    }
+    out.finish()
+}
+
+fn scenario_table(r: &ScenarioReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} scenarios compared\n", r.scenarios.len());
+    for (i, s) in r.scenarios.iter().enumerate() {
+        let settings = if s.settings.is_empty() {
+            "(these settings)"
+        } else {
+            &s.settings
+        };
+        let _ = writeln!(out, "{}. {}: {settings}", i + 1, s.name);
+        let rep = &s.report;
+        out.push_str("   ");
+        out.push_str(&headline(Headline {
+            model: &rep.model,
+            machine: &rep.machine,
+            mode: rep.mode,
+            s_kv: rep.s_kv,
+            batch: Some(rep.batch),
+            ep: rep.ep,
+            scope: rep.scope,
+            efficiency: rep.efficiency,
+        }));
+        let sla = sla_line(&rep.sla, rep.s_kv);
+        if !sla.is_empty() {
+            out.push_str("   ");
+            out.push_str(&sla);
+        }
+    }
+    out.push('\n');
+    let header = scenarios::table_header();
+    let headers: Vec<(&str, Align)> = header
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (h.as_str(), if i == 0 { Align::Left } else { Align::Right }))
+        .collect();
+    out.push_str(&render_table(
+        &headers,
+        &scenarios::table_cells(&r.comparison),
+    ));
+    out.push('\n');
+    for line in &r.comparison.summary {
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
+fn scenario_csv(r: &ScenarioReport) -> String {
+    let mut out = CsvText::new();
+    let budgets = r.comparison.budgets_pes.iter();
+    out.row(
+        [
+            "scenario",
+            "settings",
+            "frontier_size",
+            "min_pes",
+            "best_latency_ms",
+        ]
+        .into_iter()
+        .map(str::to_string)
+        .chain(budgets.map(|b| format!("best_latency_ms_within_{b}_pes"))),
+    );
+    let num = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    for (s, row) in r.scenarios.iter().zip(&r.comparison.rows) {
+        let mut fields = vec![
+            s.name.clone(),
+            s.settings.clone(),
+            row.frontier_size.to_string(),
+            row.min_pes.map(|p| p.to_string()).unwrap_or_default(),
+            num(row.best_latency_ms),
+        ];
+        fields.extend(row.best_latency_ms_within.iter().map(|&v| num(v)));
+        out.row(fields);
     }
     out.finish()
 }

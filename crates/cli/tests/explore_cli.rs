@@ -468,6 +468,118 @@ fn custom_json_errors_name_the_file_and_field() {
     assert!(!v["pareto"].as_array().unwrap().is_empty());
 }
 
+/// `--scenario` pairs: each scenario's report is what `explore` prints for the same
+/// settings given as flags, and the comparison agrees with those frontiers.
+#[test]
+fn each_scenario_equals_explore_with_its_settings() {
+    let pairs: [(&str, &[&str]); 3] = [
+        ("machine=h100-hgx", &["--machine", "h100-hgx"]),
+        (
+            "model=llama3.1-8b,mode=prefill,s_kv=4096,batch=4",
+            &[
+                "--model",
+                "llama3.1-8b",
+                "--mode",
+                "prefill",
+                "--s-kv",
+                "4096",
+                "--batch",
+                "4",
+            ],
+        ),
+        (
+            "machine=tile-wafer,efficiency=corrected,sla_tpot_ms=30,ep=1",
+            &[
+                "--machine",
+                "tile-wafer",
+                "--efficiency",
+                "corrected",
+                "--sla-tpot-ms",
+                "30",
+            ],
+        ),
+    ];
+    let mut args = vec!["explore", "--format", "json"];
+    for (text, _) in &pairs {
+        args.extend(["--scenario", text]);
+    }
+    let v = json(&args);
+    let scenarios = v["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 3);
+    let rows = v["comparison"]["rows"].as_array().unwrap();
+    for (k, (_, flags)) in pairs.iter().enumerate() {
+        let mut alone = vec!["explore", "--format", "json"];
+        alone.extend(flags.iter());
+        let want = json(&alone);
+        assert_eq!(scenarios[k]["report"], want, "scenario {k}");
+        let pareto = want["pareto"].as_array().unwrap();
+        assert_eq!(
+            rows[k]["frontier_size"].as_u64().unwrap() as usize,
+            pareto.len()
+        );
+        let best = pareto[0]["total_latency_ns"].as_f64().unwrap() / 1e6;
+        assert!(rel(rows[k]["best_latency_ms"].as_f64().unwrap(), best) < 1e-12);
+        // The best within 64 PEs is the fastest frontier config using ≤ 64 PEs.
+        let within_64 = pareto
+            .iter()
+            .filter(|c| c["pes_used"].as_u64().unwrap() <= 64)
+            .map(|c| c["total_latency_ns"].as_f64().unwrap() / 1e6)
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(v["comparison"]["budgets_pes"][1], 64);
+        assert!(
+            rel(
+                rows[k]["best_latency_ms_within"][1].as_f64().unwrap(),
+                within_64
+            ) < 1e-12
+        );
+    }
+    assert_eq!(v["comparison"]["pairs"].as_array().unwrap().len(), 3);
+    assert_eq!(v["comparison"]["summary"].as_array().unwrap().len(), 4);
+    assert_eq!(scenarios[0]["name"], "llama3.1-70b h100-hgx");
+    assert_eq!(scenarios[0]["settings"], "machine=h100-hgx");
+}
+
+#[test]
+fn bad_scenarios_exit_2_naming_the_scenario() {
+    for (args, starts) in [
+        (
+            vec!["--scenario", "gpus=8"],
+            "shardscope explore: unknown scenario key `gpus`",
+        ),
+        (
+            vec!["--scenario", "batch=0"],
+            "shardscope explore: scenario 1 (h200-hgx): --batch (0)",
+        ),
+        (
+            vec!["--scenario", "", "--scenario", "machine=tpu"],
+            "shardscope explore: scenario 2 (tpu): unknown machine preset",
+        ),
+        (
+            vec![
+                "--scenario",
+                "",
+                "--scenario",
+                "",
+                "--scenario",
+                "",
+                "--scenario",
+                "",
+                "--scenario",
+                "",
+            ],
+            "shardscope explore: at most 4 scenarios",
+        ),
+        (vec!["--scenario", "", "--all"], "shardscope"),
+        (vec!["--scenario", "", "--batch-sweep", "1,2"], "shardscope"),
+    ] {
+        let mut full = vec!["explore"];
+        full.extend(&args);
+        let r = run(&full);
+        assert_eq!(r.code, 2, "{args:?}");
+        assert!(r.stderr.starts_with(starts), "{args:?}: {}", r.stderr);
+    }
+}
+
 #[test]
 fn help_exits_0() {
     let r = run(&["explore", "--help"]);

@@ -78,6 +78,34 @@ const CASES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "explore-scenarios-table",
+        &[
+            "explore",
+            "--model",
+            "llama3.1-405b",
+            "--scenario",
+            "machine=h200-hgx",
+            "--scenario",
+            "machine=h100-hgx,name=h100",
+            "--scenario",
+            "machine=tile-wafer,efficiency=corrected",
+            "--format",
+            "table",
+        ],
+    ),
+    (
+        "explore-scenarios-csv",
+        &[
+            "explore",
+            "--scenario",
+            "batch=1",
+            "--scenario",
+            "batch=16,sla_tpot_ms=40",
+            "--format",
+            "csv",
+        ],
+    ),
+    (
         "sensitivity-table",
         &[
             "sensitivity",

@@ -10,6 +10,7 @@
 //! - [`pareto_front`]: the O(N log N) frontier, equal to [`pareto_front_naive`] (the seed's).
 //! - [`sensitivity`]: the seed's one-knob sweep.
 //! - [`batch_sweep`], [`Sla`]: serving questions beyond the seed.
+//! - [`compare_frontiers`]: several scenarios' frontiers compared, beyond every explorer.
 
 mod batch;
 mod error;
@@ -20,6 +21,7 @@ mod memory;
 mod model;
 mod pareto;
 mod placement;
+mod scenarios;
 mod score;
 mod sensitivity;
 mod stages;
@@ -37,6 +39,10 @@ pub use memory::MemoryLayout;
 pub use model::{Mla, ModelConfig, MAX_MODEL_DIM, MODEL_PRESETS};
 pub use pareto::{dominates, pareto_front, pareto_front_naive, ParetoPoint};
 pub use placement::{level_for_span, Placement, PlacementCheck};
+pub use scenarios::{
+    compare_frontiers, Band, Comparison, FrontierLine, Pair, ScenarioRow, Verdict, MAX_SCENARIOS,
+    PE_BUDGETS,
+};
 pub use score::{
     evaluate, memory_reason, score_config, ConfigScore, EfficiencyBreakdown, Evaluation, Score,
     ScoreOptions, Scorer,

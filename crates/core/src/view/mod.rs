@@ -18,6 +18,7 @@ pub mod lod;
 pub mod permalink;
 pub mod rank_filter;
 pub mod scatter;
+pub mod scenarios;
 pub mod scene;
 pub mod table;
 pub mod timeline;
