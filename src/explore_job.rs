@@ -7,6 +7,7 @@ use shardscope_core::explorer::{
     Evaluation, SensitivityReport,
 };
 use shardscope_core::view::explore::{parse_short_key, ExploreRequest, FieldError, Points};
+use shardscope_core::view::scenarios::{run_scenarios, Scenario, ScenarioReport};
 
 use crate::clock::now_ms;
 use crate::protocol::{ExploreAnswer, ExportFormat};
@@ -58,6 +59,11 @@ impl ExploreJob {
         batches: &[u32],
     ) -> Result<BatchSweepReport, FieldError> {
         Ok(batch_sweep(&r.model, &r.machine, &r.sweep, batches)?)
+    }
+
+    /// `shardscope explore --scenario … --format json` for these scenarios.
+    pub fn scenarios(list: &[Scenario]) -> Result<ScenarioReport, FieldError> {
+        run_scenarios(list)
     }
 
     /// `shardscope explore --format json|csv [--all]` for the kept settings.

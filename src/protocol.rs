@@ -26,6 +26,7 @@ use shardscope_core::trace::{LoadError, LoadWarning, SessionStatus};
 use shardscope_core::view::charts::BatchPlane;
 use shardscope_core::view::explore::{ExploreRequest, FieldError};
 use shardscope_core::view::lod::{RankSummary, WindowQuery};
+use shardscope_core::view::scenarios::{Scenario, ScenarioReport};
 pub use shardscope_core::view::trace_status::Stage;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -131,6 +132,9 @@ pub enum RequestBody {
         request: Box<ExploreRequest>,
         batches: Vec<u32>,
     },
+    /// Sweep each scenario and compare their frontiers ([`ResponseBody::ScenariosCompared`]);
+    /// stateless.
+    CompareScenarios { scenarios: Vec<Scenario> },
 }
 
 /// A text export of the results.
@@ -376,6 +380,8 @@ pub enum ResponseBody {
     Sensitivity(Box<SensitivityReport>),
     /// The batch view's points ([`RequestBody::BatchSweep`]).
     BatchSwept(Box<BatchPlane>),
+    /// `shardscope explore --scenario …` ([`RequestBody::CompareScenarios`]).
+    ScenariosCompared(Box<ScenarioReport>),
     /// The answer to [`RequestBody::Window`].
     Window(WindowPayload),
     /// The answer to [`RequestBody::Overview`]: `f32` per column, little-endian.

@@ -281,6 +281,10 @@ fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> 
                 Err(e) => ResponseBody::ExploreFailed(e),
             }
         }
+        RequestBody::CompareScenarios { scenarios } => match ExploreJob::scenarios(&scenarios) {
+            Ok(report) => ResponseBody::ScenariosCompared(Box::new(report)),
+            Err(e) => ResponseBody::ExploreFailed(e),
+        },
         RequestBody::ExportExplore { format, all } => EXPLORE.with(|e| match e.borrow().as_ref() {
             Some(job) => match job.export(format, all) {
                 Ok(text) => ResponseBody::Exported { text },

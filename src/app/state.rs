@@ -18,6 +18,7 @@ use shardscope_core::view::explore::{
 use shardscope_core::view::lod::WindowData;
 use shardscope_core::view::permalink::{CompareLink, ExploreLink, Link, TraceLink};
 use shardscope_core::view::rank_filter::parse_rank_filter;
+use shardscope_core::view::scenarios::{Scenario, ScenarioReport};
 pub use shardscope_core::view::table::SortKey;
 use shardscope_core::view::timeline::TimeWindow;
 use shardscope_core::view::trace_settings::{self, ResolvedTraceSettings, TraceSettingsInput};
@@ -444,6 +445,12 @@ pub struct ExploreState {
     pub batch_ms: RwSignal<f64>,
     /// Batch sweeps shown so far (`data-runs` of `batch-view`).
     pub batch_runs: RwSignal<u64>,
+    /// Kept scenarios (at most four), whether each is drawn, and their comparison.
+    pub scenarios: RwSignal<Vec<Scenario>>,
+    pub scenarios_shown: RwSignal<Vec<bool>>,
+    pub scenario_report: RwSignal<Option<Arc<ScenarioReport>>>,
+    /// Why the scenarios could not be compared.
+    pub scenario_problem: RwSignal<Option<String>>,
 }
 
 /// The frontier table's sortable columns.
@@ -475,6 +482,10 @@ impl ExploreState {
             batch_running: RwSignal::new(false),
             batch_ms: RwSignal::new(0.0),
             batch_runs: RwSignal::new(0),
+            scenarios_shown: RwSignal::new(vec![true; link.scenarios.len()]),
+            scenarios: RwSignal::new(link.scenarios.clone()),
+            scenario_report: RwSignal::new(None),
+            scenario_problem: RwSignal::new(None),
         }
     }
 
@@ -486,6 +497,7 @@ impl ExploreState {
             pinned: self.pinned.get(),
             infeasible: self.infeasible.get(),
             color: self.color_by.get(),
+            scenarios: self.scenarios.get(),
         }
     }
 }

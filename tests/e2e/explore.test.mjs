@@ -327,6 +327,79 @@ export const tests = [
     },
   },
   {
+    name: 'scenarios: three kept settings equal shardscope explore --scenario, are drawn, toggled, removed and travel in a link',
+    async run({ page, baseUrl, freshPage }) {
+      await openExplore(page, baseUrl, '#v=1&view=explore&model=llama3.1-405b');
+      const add = byTestId(page, 'scenario-add');
+      const settle = async (n) => page.waitForFunction((count) => {
+        const rows = [...document.querySelectorAll('[data-testid="scenario-row"]')];
+        const summary = document.querySelector('[data-testid="scenario-summary"]');
+        return rows.length === count && rows.every((r) => r.dataset.frontier)
+          && Number(summary?.dataset.scenarios) === count;
+      }, n, { timeout: 20000 });
+      await add.click();
+      let before = await runs(page);
+      await byTestId(page, 'machine-select').selectOption('h100-hgx');
+      await nextSweep(page, before);
+      await add.click();
+      before = await runs(page);
+      await byTestId(page, 'machine-select').selectOption('tile-wafer');
+      await byTestId(page, 'batch-input').fill('8');
+      await byTestId(page, 'batch-input').press('Tab');
+      await nextSweep(page, before);
+      await add.click();
+      await settle(3);
+      const want = cliReport(['--model', 'llama3.1-405b', '--scenario', 'machine=h200-hgx',
+        '--scenario', 'machine=h100-hgx', '--scenario', 'machine=tile-wafer,batch=8']);
+      const rows = await page.$$eval('[data-testid="scenario-row"]', (li) => li.map((r) => ({ ...r.dataset })));
+      assert.deepEqual(rows.map((r) => r.name), want.scenarios.map((s) => s.name));
+      assert.deepEqual(rows.map((r) => Number(r.frontier)), want.scenarios.map((s) => s.report.pareto.length));
+      const summary = byTestId(page, 'scenario-summary');
+      const text = await summary.innerText();
+      for (const line of want.comparison.summary) assert.ok(text.includes(line), `summary has: ${line}`);
+      assert.match(text, /≤ 4096 PEs/);
+      // The scatter shows each frontier in its colour: Okabe–Ito blue (#0072B2) for the first.
+      await page.waitForTimeout(300);
+      const blue = async () => page.$eval('[data-testid="scatter-canvas"]', (c) => {
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4) if (d[i] === 0x00 && d[i + 1] === 0x72 && d[i + 2] === 0xb2) n += 1;
+        return n;
+      });
+      const shownBlue = await blue();
+      assert.ok(shownBlue > 50, `blue pixels of the first scenario: ${shownBlue}`);
+      // Its legend box hides it; the others stay.
+      await page.getByLabel(`Show ${want.scenarios[0].name} on the scatter`).uncheck();
+      await page.waitForTimeout(400);
+      assert.equal(await byTestId(page, 'scenario-row').first().getAttribute('data-shown'), 'false');
+      const hiddenBlue = await blue();
+      assert.ok(hiddenBlue < shownBlue / 5, `blue pixels once hidden: ${hiddenBlue} (shown: ${shownBlue})`);
+      // At most four.
+      await add.click();
+      await settle(4);
+      assert.ok(await add.isDisabled(), 'no fifth scenario');
+      // The link carries them; a fresh profile compares the same four.
+      await page.waitForTimeout(300);
+      const href = await byTestId(page, 'permalink').getAttribute('href');
+      assert.equal((href.match(/&sc=/g) || []).length, 4, href);
+      assert.ok(href.length < 2000, `${href.length} characters`);
+      const other = await freshPage();
+      await other.goto(href);
+      await waitForAttr(other, 'explore-status', 'data-state', 'done');
+      await other.waitForFunction(() => {
+        const rows = [...document.querySelectorAll('[data-testid="scenario-row"]')];
+        return rows.length === 4 && rows.every((r) => r.dataset.frontier);
+      }, null, { timeout: 20000 });
+      const again = await other.$$eval('[data-testid="scenario-row"]', (li) => li.map((r) => r.dataset.name));
+      assert.deepEqual(again, [...rows.map((r) => r.name), `${rows[2].name} #2`]);
+      // Removing one compares the rest.
+      await page.getByLabel(`Remove scenario ${want.scenarios[1].name}`).click();
+      await settle(3);
+      const left = await page.$$eval('[data-testid="scenario-row"]', (li) => li.map((r) => r.dataset.name));
+      assert.ok(!left.includes(want.scenarios[1].name), left.join(', '));
+    },
+  },
+  {
     name: 'garbage and truncated links open the explore view with defaults and one notice',
     async run({ page, baseUrl }) {
       for (const fragment of [

@@ -4,11 +4,14 @@
 use proptest::prelude::*;
 use shardscope_core::analysis::compare::CompareAxis;
 use shardscope_core::attribution::{Preset, OVERRIDE_FIELDS};
-use shardscope_core::explorer::{EfficiencyMode, Mode, Scope, MACHINE_PRESETS, MODEL_PRESETS};
+use shardscope_core::explorer::{
+    EfficiencyMode, Mode, Scope, MACHINE_PRESETS, MAX_SCENARIOS, MODEL_PRESETS,
+};
 use shardscope_core::view::explore::{short_key, ColorBy, ExploreSettings, Knob};
 use shardscope_core::view::permalink::{
     CompareLink, ExploreLink, Link, TraceLink, View, MAX_PINNED,
 };
+use shardscope_core::view::scenarios::Scenario;
 use shardscope_core::view::timeline::TimeWindow;
 
 /// Any text with something besides white space in it (session ids, file names).
@@ -132,25 +135,44 @@ fn explore_link() -> impl Strategy<Value = ExploreLink> {
                         unique.push((path, value));
                     }
                 }
+                let settings = ExploreSettings {
+                    model: model.to_string(),
+                    machine: machine.to_string(),
+                    mode,
+                    scope,
+                    efficiency,
+                    s_kv: s_kv.to_string(),
+                    batch: batch.to_string(),
+                    ep: ep.to_string(),
+                    sla_ttft_ms: ttft.map(|v| v.to_string()).unwrap_or_default(),
+                    sla_tpot_ms: tpot.map(|v| format!("{}.5", v)).unwrap_or_default(),
+                    model_edits: unique.clone(),
+                    machine_edits: unique.into_iter().rev().collect(),
+                };
+                // Up to four scenarios of these settings (without the random edits, which
+                // need not name real fields: a scenario that does not resolve is dropped).
+                let scenarios = (0..(s_kv as usize) % (MAX_SCENARIOS + 1))
+                    .map(|i| Scenario {
+                        name: if i == 0 {
+                            String::new()
+                        } else {
+                            format!("run {i}")
+                        },
+                        settings: ExploreSettings {
+                            model_edits: Vec::new(),
+                            machine_edits: Vec::new(),
+                            batch: (i + 1).to_string(),
+                            ..settings.clone()
+                        },
+                    })
+                    .collect();
                 ExploreLink {
-                    settings: ExploreSettings {
-                        model: model.to_string(),
-                        machine: machine.to_string(),
-                        mode,
-                        scope,
-                        efficiency,
-                        s_kv: s_kv.to_string(),
-                        batch: batch.to_string(),
-                        ep: ep.to_string(),
-                        sla_ttft_ms: ttft.map(|v| v.to_string()).unwrap_or_default(),
-                        sla_tpot_ms: tpot.map(|v| format!("{}.5", v)).unwrap_or_default(),
-                        model_edits: unique.clone(),
-                        machine_edits: unique.into_iter().rev().collect(),
-                    },
+                    settings,
                     selected,
                     pinned,
                     infeasible,
                     color,
+                    scenarios,
                 }
             },
         )

@@ -178,6 +178,42 @@ pub fn run_batch(state: AppState, workers: WorkersHandle) {
     );
 }
 
+/// Sweep and compare the kept scenarios (none: the comparison is cleared). Answers
+/// for an older list are dropped.
+pub fn run_scenarios(state: AppState, workers: WorkersHandle) {
+    let explore = state.explore;
+    let scenarios = explore.scenarios.get_untracked();
+    if scenarios.is_empty() {
+        explore.scenario_report.set(None);
+        explore.scenario_problem.set(None);
+        return;
+    }
+    let wanted = scenarios.clone();
+    let client = workers.with_value(|w| w.explore_worker());
+    client.request(
+        RequestBody::CompareScenarios { scenarios },
+        move |response| {
+            if explore.scenarios.with_untracked(|now| *now != wanted) {
+                return;
+            }
+            match response {
+                ResponseBody::ScenariosCompared(report) => {
+                    let report = Arc::new(*report);
+                    next_task(move || {
+                        explore.scenario_problem.set(None);
+                        explore.scenario_report.set(Some(report));
+                    });
+                }
+                ResponseBody::Error { message }
+                | ResponseBody::ExploreFailed(FieldError { message, .. }) => {
+                    explore.scenario_problem.set(Some(message));
+                }
+                _ => {}
+            }
+        },
+    );
+}
+
 /// Stop the running batch sweep; the last batch view stays.
 pub fn cancel_batch(state: AppState, workers: WorkersHandle) {
     workers.with_value(|w| w.cancel_batch());

@@ -3,7 +3,7 @@
 //!
 //! Module map: [`jobs`] (sweeps, breakdowns, exports), [`settings`] (the settings
 //! column), [`scatter`] (the canvas), [`detail`] (the selected and pinned
-//! configurations), this module (layout, summary, frontier table). What is computed or decided lives in the core
+//! configurations), [`scenarios`] (kept settings compared on the scatter), this module (layout, summary, frontier table). What is computed or decided lives in the core
 //! (`view::explore`, `view::scatter`).
 
 pub mod all;
@@ -12,6 +12,7 @@ pub mod custom;
 pub mod detail;
 pub mod jobs;
 pub mod scatter;
+pub mod scenarios;
 pub mod settings;
 
 use leptos::ev::KeyboardEvent;
@@ -30,6 +31,7 @@ use charts::BatchView;
 use detail::{ConfigDetail, PinnedCompare};
 use jobs::evaluate;
 use scatter::Scatter;
+use scenarios::ScenarioPanel;
 use settings::ExploreSettingsPanel;
 
 /// The explorer's `data-state` names (`explore-status`).
@@ -242,6 +244,7 @@ pub fn ExploreView() -> impl IntoView {
                     <section class="card scatter-card" aria-label="Latency against PEs">
                         <Scatter />
                     </section>
+                    <ScenarioPanel />
                     <Later>
                         <div class="below-timeline">
                             <ConfigDetail />

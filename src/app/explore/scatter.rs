@@ -11,15 +11,16 @@ use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::view::explore::{parse_short_key, short_key, ColorBy, Knob};
 use shardscope_core::view::scatter::{
-    feasible_efficiency_max, hover_text, nearest_point, scatter_scene, Band, ScatterMap,
+    feasible_efficiency_max, hover_text, nearest_point, scatter_scene, Band, Overlay, ScatterMap,
     ScatterRange, ScatterSpec, HOVER_RADIUS_PX, TOOLTIP_FLIP_PX,
 };
+use shardscope_core::view::scenarios::overlays;
 use shardscope_core::view::scene::Scene;
 
 use super::super::canvas::{device_pixel_ratio, tracked_width};
 use super::super::now_ms;
 use super::super::paint::{mark_paint_ms, paint_sliced};
-use super::super::state::{AppState, View};
+use super::super::state::{AppState, ExploreState, View};
 use super::super::workers::WorkersHandle;
 use super::jobs::evaluate;
 
@@ -66,8 +67,9 @@ pub fn Scatter() -> impl IntoView {
         let infeasible = explore.infeasible.get();
         let range = zoom.get().or_else(|| {
             explore.answer.with(|a| {
-                a.as_ref()
-                    .and_then(|a| ScatterRange::fit(&a.points, infeasible))
+                a.as_ref().and_then(|a| {
+                    ScatterRange::fit_with(&a.points, infeasible, &shown_overlays(explore))
+                })
             })
         })?;
         (w > 1.0).then_some(ScatterMap {
@@ -177,6 +179,15 @@ pub fn Scatter() -> impl IntoView {
     }
 }
 
+/// The shown scenarios' frontiers (see `scenarios`), tracked.
+fn shown_overlays(explore: ExploreState) -> Vec<Overlay> {
+    let shown = explore.scenarios_shown.get();
+    explore
+        .scenario_report
+        .with(|r| r.as_ref().map(|r| overlays(r, &shown)))
+        .unwrap_or_default()
+}
+
 /// Repaint whenever what the scatter shows changes: a new picture after layout for new
 /// points or ranges, at once for a new selection, pins or hover.
 fn repaint_on_change(
@@ -193,6 +204,8 @@ fn repaint_on_change(
             explore.answer.track();
             explore.infeasible.track();
             explore.color_by.track();
+            explore.scenario_report.track();
+            explore.scenarios_shown.track();
             if state.view.get() == View::Explore {
                 schedule(Redraw::AfterLayout);
             }
@@ -237,6 +250,7 @@ fn paint_scheduler(
             .filter_map(|k| index_of(k))
             .collect();
         let started = now_ms();
+        let overlays = untrack(|| shown_overlays(explore));
         explore.answer.with_untracked(|a| {
             let a = a.as_ref()?;
             let scene = scatter_scene(&ScatterSpec {
@@ -249,6 +263,7 @@ fn paint_scheduler(
                 pinned: &pinned,
                 efficiency_max: feasible_efficiency_max(&a.points),
                 color_by: explore.color_by.get_untracked(),
+                overlays: &overlays,
             });
             Some((scene, started))
         })
@@ -326,9 +341,14 @@ fn ScatterToolbar(zoom: RwSignal<Option<ScatterRange>>) -> impl IntoView {
             </label>
             <span class="muted small">
                 {move || format!(
-                    "Each square is a configuration that fits, coloured by {}; black-ringed circles are the frontier. \
+                    "Each square is a configuration that fits, coloured by {}; black-ringed circles are the frontier{}. \
                      Hover for details, click to select, drag to zoom, double-click to reset.",
-                    explore.color_by.get().name()
+                    explore.color_by.get().name(),
+                    if explore.scenarios.with(Vec::is_empty) {
+                        ""
+                    } else {
+                        "; coloured shapes joined by lines are the scenarios' frontiers"
+                    },
                 )}
             </span>
             <button

@@ -8,12 +8,13 @@
 use crate::analysis::compare::{CompareAxis, ANCHOR_MARKERS};
 use crate::attribution::{Preset, OVERRIDE_FIELDS};
 
-use super::explore::{parse_count, parse_ms, parse_short_key, ColorBy, ExploreSettings};
+use super::explore::{parse_count, parse_ms, parse_short_key, resolve, ColorBy, ExploreSettings};
 use super::rank_filter::check_rank_filter;
+use super::scenarios::{parse_scenario, Scenario};
 use super::timeline::TimeWindow;
 use crate::explorer::{
-    EfficiencyMode, Mode, Scope, TopologyConfig, MACHINE_PRESETS, MAX_BATCH, MAX_DEGREE, MAX_S_KV,
-    MODEL_PRESETS,
+    EfficiencyMode, Mode, Scope, TopologyConfig, MACHINE_PRESETS, MAX_BATCH, MAX_DEGREE,
+    MAX_SCENARIOS, MAX_S_KV, MODEL_PRESETS,
 };
 
 /// The version this page writes and reads.
@@ -103,6 +104,8 @@ pub struct ExploreLink {
     pub infeasible: bool,
     /// What the scatter's colours mean.
     pub color: ColorBy,
+    /// Scenarios kept for the overlay (`sc=machine:h100-hgx,batch:8`, one key each).
+    pub scenarios: Vec<Scenario>,
 }
 
 /// Run B of a comparison: its own attribution settings and files (`b.preset=high`,
@@ -347,6 +350,9 @@ impl Link {
         if e.color != ColorBy::Efficiency {
             parts.push(format!("color={}", e.color.name()));
         }
+        for sc in &e.scenarios {
+            parts.push(format!("sc={}", encode_component(&sc.text(':'))));
+        }
     }
 
     /// Use one explore `key=value`; `None` when the key is not an explore key.
@@ -428,6 +434,16 @@ impl Link {
                 edits.push((path.to_string(), value.trim().to_string()));
                 Ok(())
             }
+            "sc" if self.explore.scenarios.len() >= MAX_SCENARIOS => {
+                Err("more than four scenarios")
+            }
+            "sc" => match parse_scenario(value, &ExploreSettings::default()) {
+                Ok(sc) if resolve(&sc.settings).is_ok() => {
+                    self.explore.scenarios.push(sc);
+                    Ok(())
+                }
+                _ => Err("not a scenario"),
+            },
             "color" => ColorBy::parse(value.trim())
                 .map(|c| self.explore.color = c)
                 .ok_or("not a colouring"),
@@ -601,6 +617,50 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::unwrap_used)]
+    fn scenarios_travel_in_the_link() {
+        let base = ExploreSettings::default();
+        let texts = [
+            "machine=h200-hgx,model.layers=40",
+            "machine=h100-hgx,batch=8,sla_tpot_ms=25,name=H100 at B=8",
+            "model=deepseek-v3,machine=tile-wafer,ep=8,machine.l1.bw_bytes_per_s=5e10",
+            "mode=prefill,s_kv=4096,efficiency=corrected,scope=attention",
+        ];
+        let scenarios: Vec<Scenario> = texts
+            .iter()
+            .map(|t| parse_scenario(t, &base).unwrap())
+            .collect();
+        let link = Link {
+            view: View::Explore,
+            explore: ExploreLink {
+                scenarios: scenarios.clone(),
+                ..ExploreLink::default()
+            },
+            ..Link::default()
+        };
+        let fragment = link.fragment();
+        assert!(
+            fragment
+                .contains("&sc=machine:h100-hgx,batch:8,sla_tpot_ms:25,name:H100%20at%20B%3D8&"),
+            "{fragment}"
+        );
+        assert!(fragment.len() < 2000, "{} characters", fragment.len());
+        assert_eq!(Link::parse(&fragment), (link, vec![]));
+        // A fifth, and one that does not resolve, are dropped with their reasons.
+        let (parsed, dropped) = Link::parse(&format!("{fragment}&sc=batch:2&sc=machine:tpu"));
+        assert_eq!(parsed.explore.scenarios, scenarios);
+        let reasons: Vec<&str> = dropped.iter().map(|d| d.reason).collect();
+        assert_eq!(
+            reasons,
+            vec!["more than four scenarios", "more than four scenarios"]
+        );
+        let (parsed, dropped) = Link::parse("#v=1&sc=machine:tpu&sc=gpus:3&sc=batch:0&sc=batch:2");
+        assert_eq!(parsed.explore.scenarios.len(), 1);
+        assert_eq!(dropped.len(), 3);
+        assert!(dropped.iter().all(|d| d.reason == "not a scenario"));
+    }
+
+    #[test]
     fn explore_settings_round_trip_and_bad_ones_are_dropped() {
         let link = Link {
             view: View::Explore,
@@ -622,6 +682,7 @@ mod tests {
                 pinned: vec!["cp1.tp8.pp1.dp1.split.TP.pe.pe.kv".into()],
                 infeasible: true,
                 color: ColorBy::Knob(crate::view::explore::Knob::Tp),
+                scenarios: Vec::new(),
             },
             ..Link::default()
         };

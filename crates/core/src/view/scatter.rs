@@ -10,6 +10,7 @@ use super::explore::{
     FRONTIER, WITHIN_SLA,
 };
 use super::format::format_duration;
+use super::scenarios::Marker;
 use super::scene::{palette, HAlign, Rgba, Scene, VAlign};
 use crate::explorer::SweepRequest;
 
@@ -32,17 +33,26 @@ impl ScatterRange {
     /// Everything worth showing: the feasible points (or all, with `infeasible`), PEs
     /// out to the next power of two, latency padded by 10 % on the log scale.
     pub fn fit(points: &Points, infeasible: bool) -> Option<ScatterRange> {
+        ScatterRange::fit_with(points, infeasible, &[])
+    }
+
+    /// [`fit`](Self::fit) widened to show every overlay's points too.
+    pub fn fit_with(
+        points: &Points,
+        infeasible: bool,
+        overlays: &[Overlay],
+    ) -> Option<ScatterRange> {
         let mut pes = (f64::MAX, f64::MIN);
         let mut lat = (f64::MAX, f64::MIN);
-        for i in 0..points.len() {
-            if !infeasible && points.flags[i] & FEASIBLE == 0 {
-                continue;
-            }
-            let l = points.latency_ns[i];
+        let shown = (0..points.len())
+            .filter(|&i| infeasible || points.flags[i] & FEASIBLE != 0)
+            .map(|i| (f64::from(points.pes[i]), points.latency_ns[i]));
+        let over = overlays.iter().flat_map(|o| o.points.iter().copied());
+        for (p, l) in shown.chain(over) {
             if !(l.is_finite() && l > 0.0) {
                 continue;
             }
-            let p = f64::from(points.pes[i].max(1));
+            let p = p.max(1.0);
             pes = (pes.0.min(p), pes.1.max(p));
             lat = (lat.0.min(l), lat.1.max(l));
         }
@@ -236,6 +246,105 @@ pub struct ScatterSpec<'a> {
     pub efficiency_max: f64,
     /// Colour by efficiency or by one knob.
     pub color_by: ColorBy,
+    /// Scenarios' frontiers drawn over the sweep (the sweep's points fade behind them).
+    pub overlays: &'a [Overlay],
+}
+
+/// A scenario's frontier on the scatter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Overlay {
+    /// For the legend in the plot's corner.
+    pub name: String,
+    pub color: Rgba,
+    pub marker: Marker,
+    /// (PEs used, latency ns) of each frontier config.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Marker `m` of radius `r` device px at (`x`, `y`).
+fn marker(scene: &mut Scene, m: Marker, x: f64, y: f64, r: f64, color: Rgba) {
+    match m {
+        Marker::Circle => scene.circle(x, y, r, color, true),
+        Marker::Square => {
+            let h = r * 0.85;
+            scene.rect(x - h, y - h, x + h, y + h, color);
+        }
+        Marker::Triangle => scene.polygon(
+            vec![(x, y - r * 1.1), (x + r, y + r * 0.7), (x - r, y + r * 0.7)],
+            color,
+        ),
+        Marker::Diamond => scene.polygon(
+            vec![(x, y - r * 1.15), (x + r, y), (x, y + r * 1.15), (x - r, y)],
+            color,
+        ),
+    }
+}
+
+/// A frontier as a step line through CSS px positions (ascending PEs; a point is only
+/// beaten by fewer PEs and less latency), clamped to the plot, in device px.
+fn step_line(mut xy: Vec<(f64, f64)>, m: &ScatterMap, s: f64) -> Vec<(f64, f64)> {
+    xy.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let mut steps: Vec<(f64, f64)> = Vec::new();
+    for (x, y) in xy {
+        let (x, y) = (x.clamp(m.x0(), m.x1()), y.clamp(m.y0(), m.y1()));
+        if let Some(&(_, py)) = steps.last() {
+            steps.push((x * s, py));
+        }
+        steps.push((x * s, y * s));
+    }
+    steps
+}
+
+/// Every overlay's step line and markers (white-edged, so they read over the squares).
+fn draw_overlays(scene: &mut Scene, spec: &ScatterSpec<'_>) {
+    let (m, s) = (spec.map, spec.scale);
+    for o in spec.overlays {
+        let xy: Vec<(f64, f64)> = o
+            .points
+            .iter()
+            .filter(|(_, l)| l.is_finite() && *l > 0.0)
+            .map(|&(p, l)| (m.x(p.max(1.0)), m.y(l)))
+            .collect();
+        scene.line(step_line(xy.clone(), &m, s), o.color, 2.0 * s);
+        for (x, y) in xy.into_iter().filter(|&(x, y)| m.in_plot(x, y)) {
+            marker(scene, o.marker, x * s, y * s, 6.0 * s, palette::WHITE);
+            marker(scene, o.marker, x * s, y * s, 4.5 * s, o.color);
+        }
+    }
+    // The legend, in the plot's top right corner (so an exported PNG says which is which).
+    if spec.overlays.is_empty() {
+        return;
+    }
+    let longest = spec
+        .overlays
+        .iter()
+        .map(|o| o.name.chars().count())
+        .max()
+        .unwrap_or(0) as f64;
+    let (w, row) = (28.0 + 6.2 * longest, 17.0);
+    let (lx1, ly0) = (m.x1() - 6.0, m.y0() + 6.0);
+    let lx0 = (lx1 - w).max(m.x0());
+    let ly1 = ly0 + 6.0 + row * spec.overlays.len() as f64;
+    scene.rect(
+        lx0 * s,
+        ly0 * s,
+        lx1 * s,
+        ly1 * s,
+        palette::WHITE.alpha(0.9),
+    );
+    scene.outline(lx0 * s, ly0 * s, lx1 * s, ly1 * s, palette::GRID, s);
+    for (k, o) in spec.overlays.iter().enumerate() {
+        let y = ly0 + 3.0 + row * (k as f64 + 0.5);
+        marker(scene, o.marker, (lx0 + 11.0) * s, y * s, 4.5 * s, o.color);
+        scene.text(
+            (lx0 + 21.0) * s,
+            y * s,
+            o.name.clone(),
+            11.0 * s,
+            palette::INK,
+            (HAlign::Left, VAlign::Middle),
+        );
+    }
 }
 
 fn shown(points: &Points, i: usize, infeasible: bool) -> bool {
@@ -393,6 +502,9 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         if !within {
             c = c.alpha(0.25);
         }
+        if !spec.overlays.is_empty() {
+            c = c.alpha(0.35);
+        }
         let r = 2.2 * s;
         let (x, y) = (xy[i].0 * s, xy[i].1 * s);
         scene.rect(x - r, y - r, x + r, y + r, c);
@@ -406,16 +518,8 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
             .cmp(&points.pes[b])
             .then(points.latency_ns[b].total_cmp(&points.latency_ns[a]))
     });
-    let mut steps: Vec<(f64, f64)> = Vec::new();
-    for &i in &frontier {
-        let (x, y) = at.xy(points, i);
-        let (x, y) = (x.clamp(x0, x1), y.clamp(y0, y1));
-        if let Some(&(_, py)) = steps.last() {
-            steps.push((x * s, py));
-        }
-        steps.push((x * s, y * s));
-    }
-    scene.line(steps, palette::INK, 1.5 * s);
+    let xy_frontier: Vec<(f64, f64)> = frontier.iter().map(|&i| at.xy(points, i)).collect();
+    scene.line(step_line(xy_frontier, &m, s), palette::INK, 1.5 * s);
     let mut drawn = std::collections::HashSet::new();
     for &i in frontier.iter().filter(|&&i| visible(i)) {
         let (x, y) = at.xy(points, i);
@@ -426,6 +530,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         scene.circle(x * s, y * s, 5.0 * s, palette::INK, true);
         scene.circle(x * s, y * s, 3.6 * s, c, true);
     }
+    draw_overlays(&mut scene, spec);
     for (n, &i) in spec.pinned.iter().enumerate() {
         if i < points.len() && visible(i) {
             let (x, y) = at.xy(points, i);
@@ -569,6 +674,7 @@ mod tests {
             pinned: &[],
             efficiency_max: 1.0,
             color_by: ColorBy::Efficiency,
+            overlays: &[],
         });
         assert_eq!((scene.width, scene.height), (1600, 960));
         assert!(scene.texts().contains(&"PEs used (log₂)"));
@@ -590,6 +696,66 @@ mod tests {
             .filter(|s| matches!(s, Shape::Circle { fill: true, .. }))
             .count();
         assert!(frontier_circles >= 2);
+    }
+
+    #[test]
+    fn scenario_frontiers_are_drawn_in_their_styles_within_the_range() {
+        use crate::view::scenarios::{overlays, parse_scenario, run_scenarios, style};
+        let base = ExploreSettings::default();
+        let list: Vec<_> = ["", "machine=tile-wafer", "model=llama3.1-8b"]
+            .iter()
+            .map(|t| parse_scenario(t, &base).unwrap())
+            .collect();
+        let rep = run_scenarios(&list).unwrap();
+        let over = overlays(&rep, &[true, false, true]);
+        assert_eq!(over.len(), 2);
+        assert_eq!((over[0].color, over[1].color), (style(0).0, style(2).0));
+        assert_eq!(over[1].points.len(), rep.scenarios[2].report.pareto.len());
+        let p = points();
+        let range = ScatterRange::fit_with(&p, false, &over).unwrap();
+        let alone = ScatterRange::fit(&p, false).unwrap();
+        // The 8B model is faster than anything of the 70B sweep: the range widens.
+        assert!(range.latency_min_ns < alone.latency_min_ns);
+        let map = ScatterMap {
+            width: 800.0,
+            height: 480.0,
+            range,
+        };
+        let scene = scatter_scene(&ScatterSpec {
+            map,
+            scale: 1.0,
+            points: &p,
+            infeasible: false,
+            selected: None,
+            hovered: None,
+            pinned: &[],
+            efficiency_max: 1.0,
+            color_by: ColorBy::Efficiency,
+            overlays: &over,
+        });
+        let circles = scene
+            .shapes
+            .iter()
+            .filter(
+                |s| matches!(s, Shape::Circle { color, fill: true, .. } if *color == style(0).0),
+            )
+            .count();
+        let triangles = scene
+            .shapes
+            .iter()
+            .filter(|s| matches!(s, Shape::Polygon { color, points } if *color == style(2).0 && points.len() == 3))
+            .count();
+        // Every frontier config, and one more in the legend.
+        assert_eq!(circles, rep.scenarios[0].report.pareto.len() + 1);
+        assert_eq!(triangles, rep.scenarios[2].report.pareto.len() + 1);
+        let lines = scene
+            .shapes
+            .iter()
+            .filter(|s| matches!(s, Shape::Line { color, .. } if *color == style(2).0))
+            .count();
+        assert_eq!(lines, 1);
+        let texts = scene.texts();
+        assert!(texts.contains(&rep.scenarios[2].name.as_str()), "{texts:?}");
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::explorer::{
 };
 
 use super::explore::{latency_text, resolve, ExploreSettings, FieldError};
+use super::scatter::Overlay;
 use super::scene::{palette, Rgba};
 
 /// Settings kept under a name (empty: named after what sets it apart).
@@ -358,6 +359,31 @@ pub fn style(i: usize) -> (Rgba, Marker) {
     STYLES[i % MAX_SCENARIOS]
 }
 
+/// The shown scenarios' frontiers for the scatter, in their styles (`shown[i]` false or
+/// missing: left out).
+pub fn overlays(report: &ScenarioReport, shown: &[bool]) -> Vec<Overlay> {
+    report
+        .scenarios
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| shown.get(*i).copied().unwrap_or(false))
+        .map(|(i, r)| {
+            let (color, marker) = style(i);
+            Overlay {
+                name: r.name.clone(),
+                color,
+                marker,
+                points: r
+                    .report
+                    .pareto
+                    .iter()
+                    .map(|c| (c.pes_used as f64, c.total_latency_ns))
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
 /// The comparison table's header: scenario, frontier size, fewest PEs, best latency,
 /// then the best latency within each PE budget.
 pub fn table_header() -> Vec<String> {
@@ -389,6 +415,7 @@ pub fn table_cells(c: &Comparison) -> Vec<Vec<String>> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn sc(text: &str) -> Scenario {
