@@ -3,8 +3,8 @@
 //! breakdown and the exports need no second sweep.
 
 use shardscope_core::explorer::{
-    batch_sweep, evaluate, explore, explore_csv, explore_json, sensitivity, BatchSweepReport,
-    Evaluation, SensitivityReport,
+    batch_sweep, evaluate, explore_csv, explore_json, sensitivity, BatchSweepReport, Evaluation,
+    SensitivityReport,
 };
 use shardscope_core::view::explore::{parse_short_key, ExploreRequest, FieldError, Points};
 use shardscope_core::view::scenarios::{run_scenarios, Scenario, ScenarioReport};
@@ -22,7 +22,7 @@ impl ExploreJob {
     /// configuration as packed columns.
     pub fn run(request: ExploreRequest) -> Result<(ExploreJob, ExploreAnswer), FieldError> {
         let started = now_ms();
-        let (report, sweep) = explore(&request.model, &request.machine, &request.sweep, false)?;
+        let (report, sweep) = request.explore(false)?;
         let points = Points::from_sweep(&sweep).to_bytes();
         let answer = ExploreAnswer {
             report,
@@ -68,8 +68,7 @@ impl ExploreJob {
 
     /// `shardscope explore --format json|csv [--all]` for the kept settings.
     pub fn export(&self, format: ExportFormat, all: bool) -> Result<String, FieldError> {
-        let r = &self.request;
-        let (report, _) = explore(&r.model, &r.machine, &r.sweep, all)?;
+        let (report, _) = self.request.explore(all)?;
         Ok(match format {
             ExportFormat::Json => explore_json(&report),
             ExportFormat::Csv => explore_csv(&report),

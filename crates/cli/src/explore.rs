@@ -17,12 +17,15 @@ use std::fmt::Write as _;
 use clap::Args;
 use shardscope_core::csv_text::CsvText;
 use shardscope_core::explorer::{
-    batch_sweep, csv_config, explore, explore_csv, explore_json, sensitivity, validate_batches,
-    BatchSweepReport, ConfigScore, EfficiencyMode, ExploreReport, ExplorerError, MachineParams,
-    Mode, ModelConfig, Scope, ScoreOptions, SensitivityReport, ServingScore, Sla, SweepRequest,
-    TopologyConfig, CSV_HEADER, DEFAULT_BASELINE, MAX_BATCH, MAX_DEGREE, MAX_S_KV,
+    batch_sweep, calibrate, csv_config, explore, explore_csv, explore_json, sensitivity,
+    validate_batches, BatchSweepReport, Calibration, ConfigScore, EfficiencyMode, ExploreReport,
+    ExplorerError, MachineParams, Measurement, Mode, ModelConfig, Scope, ScoreOptions,
+    SensitivityReport, ServingScore, Sla, SweepRequest, TopologyConfig, CSV_HEADER,
+    DEFAULT_BASELINE, MAX_BATCH, MAX_DEGREE, MAX_S_KV,
 };
-use shardscope_core::view::explore::{parse_count, parse_ms, ExploreSettings, FieldError};
+use shardscope_core::view::explore::{
+    calibration_text, parse_count, parse_measurement, parse_ms, ExploreSettings, FieldError,
+};
 use shardscope_core::view::scenarios::{self, parse_scenario, Scenario, ScenarioReport};
 
 use crate::error::CliError;
@@ -104,6 +107,12 @@ pub struct ExploreArgs {
     #[arg(long, value_name = "KEY=VALUE,...",
           conflicts_with_all = ["batch_sweep", "all", "model_json", "machine_json", "prompt_len"])]
     pub scenario: Vec<String>,
+    /// A measurement to calibrate the model to (repeatable): cfg=SHORT_KEY (as
+    /// cp2.tp4.pp1.dp1.split.TP+CP.pe.pe.qoml) and latency_ms=X or tok_s=Y, optionally
+    /// batch=, s_kv=, mode= (default: this command's). The compute, memory and network
+    /// times are scaled (one common factor for one or two measurements, three for more).
+    #[arg(long, value_name = "cfg=KEY,latency_ms=X", conflicts_with_all = ["batch_sweep", "scenario"])]
+    pub calibrate: Vec<String>,
 }
 
 #[derive(Args)]
@@ -218,6 +227,29 @@ pub fn run_explore(a: &ExploreArgs) -> Result<String, CliError> {
         options: options(s),
         sla: (!sla.is_empty()).then_some(sla),
     };
+    let calibration = if a.calibrate.is_empty() {
+        None
+    } else {
+        let base = req.base_topology();
+        let measurements = a
+            .calibrate
+            .iter()
+            .map(|t| parse_measurement(t, &base))
+            .collect::<Result<Vec<Measurement>, FieldError>>()
+            .map_err(|e| CliError::field(&e.field, e.message))?;
+        let fit = calibrate(&model, &machine, req.options, &measurements)
+            .map_err(|e| CliError::explorer(e, None))?;
+        Some(fit)
+    };
+    let req = SweepRequest {
+        options: ScoreOptions {
+            scales: calibration
+                .as_ref()
+                .map_or_else(Default::default, |c| c.scales),
+            ..req.options
+        },
+        ..req
+    };
     if let Some(Batches(batches)) = &a.batch_sweep {
         let rep = batch_sweep(&model, &machine, &req, batches)
             .map_err(|e| CliError::explorer(e, None))?;
@@ -227,8 +259,9 @@ pub fn run_explore(a: &ExploreArgs) -> Result<String, CliError> {
             Format::Csv => Ok(batch_csv(&rep)),
         };
     }
-    let (rep, _) =
+    let (mut rep, _) =
         explore(&model, &machine, &req, a.all).map_err(|e| CliError::explorer(e, None))?;
+    rep.calibration = calibration;
     Ok(match s.format {
         Format::Json => explore_json(&rep),
         Format::Table => explore_table(&rep),
@@ -254,6 +287,7 @@ fn base_settings(a: &ExploreArgs) -> ExploreSettings {
         sla_tpot_ms: ms(a.sla_tpot_ms),
         model_edits: Vec::new(),
         machine_edits: Vec::new(),
+        calibration: Vec::new(),
     }
 }
 
@@ -440,6 +474,10 @@ fn sla_line(sla: &Option<Sla>, s_kv: u64) -> String {
     format!("SLA: {}\n", parts.join(", "))
 }
 
+fn calibration_line(c: &Calibration) -> String {
+    format!("{}\n", calibration_text(c))
+}
+
 fn explore_table(r: &ExploreReport) -> String {
     let mut out = headline(Headline {
         model: &r.model,
@@ -452,6 +490,9 @@ fn explore_table(r: &ExploreReport) -> String {
         efficiency: r.efficiency,
     });
     out.push_str(&sla_line(&r.sla, r.s_kv));
+    if let Some(c) = &r.calibration {
+        out.push_str(&calibration_line(c));
+    }
     let _ = write!(
         out,
         "{} configs enumerated, {} feasible",

@@ -380,6 +380,14 @@ fn bad_settings_exit_2_with_a_message() {
             Some("model"),
         ),
         (&["explore", "extra"], Some("arguments")),
+        (
+            &["explore", "--calibrate", "cfg=cp3,latency_ms=2"],
+            Some("calibrate"),
+        ),
+        (
+            &["explore", "--calibrate", "latency_ms=2"],
+            Some("calibrate"),
+        ),
         (&["sensitivity", "--all"], Some("all")),
         (
             &["sensitivity", "--baseline", "cp=2,zz=1"],
@@ -537,6 +545,62 @@ fn each_scenario_equals_explore_with_its_settings() {
     assert_eq!(v["comparison"]["summary"].as_array().unwrap().len(), 4);
     assert_eq!(scenarios[0]["name"], "llama3.1-70b h100-hgx");
     assert_eq!(scenarios[0]["settings"], "machine=h100-hgx");
+}
+
+/// `--calibrate`: the fit is in the JSON, every frontier latency moves by the one common
+/// factor, and the table says so.
+#[test]
+fn calibrate_scales_the_sweep_to_a_measurement() {
+    let plain = json(&["explore", "--model", "llama3.1-8b", "--format", "json"]);
+    assert!(plain.get("calibration").is_none());
+    let c = &plain["pareto"][0];
+    let key = format!(
+        "cp{}.tp{}.pp{}.dp{}.{}.{}.{}.{}.{}",
+        c["cp"],
+        c["tp"],
+        c["pp"],
+        c["dp"],
+        c["kv_shard_mode"].as_str().unwrap(),
+        c["ffn_shard_scope"].as_str().unwrap(),
+        c["tp_placement"].as_str().unwrap(),
+        c["cp_placement"].as_str().unwrap(),
+        c["cp_ring_variant"].as_str().unwrap()
+    );
+    let measured_ms = c["total_latency_ns"].as_f64().unwrap() / 1e6 / 2.0;
+    let arg = format!("cfg={key},latency_ms={measured_ms}");
+    let v = json(&[
+        "explore",
+        "--model",
+        "llama3.1-8b",
+        "--calibrate",
+        &arg,
+        "--format",
+        "json",
+    ]);
+    let cal = &v["calibration"];
+    assert_eq!(cal["fitted"], 1);
+    assert!(rel(cal["scales"]["memory"].as_f64().unwrap(), 0.5) < 1e-9);
+    assert!(rel(cal["error_before_pct"].as_f64().unwrap(), 100.0) < 1e-9);
+    assert!(cal["error_after_pct"].as_f64().unwrap() < 1e-9);
+    let (a, b) = (
+        v["pareto"].as_array().unwrap(),
+        plain["pareto"].as_array().unwrap(),
+    );
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        let ratio =
+            x["total_latency_ns"].as_f64().unwrap() / y["total_latency_ns"].as_f64().unwrap();
+        assert!(rel(ratio, 0.5) < 1e-9, "{ratio}");
+    }
+    let r = run(&["explore", "--model", "llama3.1-8b", "--calibrate", &arg]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.lines().nth(1).unwrap().starts_with(
+            "calibrated to 1 measurement: compute, memory and network ×0.500 (one common factor); mean error 100.0 % → 0.0 %"
+        ),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]

@@ -83,6 +83,7 @@ fn golden_g1_to_g14() {
             scope: g.stage_scope,
             efficiency: g.eff_mode,
             include_overheads: true,
+            scales: Default::default(),
         };
         let topo = topo_of(g);
         let s = score_config(&model, &machine, &topo, opts).unwrap();

@@ -67,6 +67,7 @@ fn full_sweeps_match_the_seed_definition() {
                 scope: Scope::Attention,
                 efficiency: EfficiencyMode::Corrected,
                 include_overheads: true,
+                scales: Default::default(),
             },
             ..dec(65536, 4, 1)
         },

@@ -148,6 +148,16 @@ fn explore_link() -> impl Strategy<Value = ExploreLink> {
                     sla_tpot_ms: tpot.map(|v| format!("{}.5", v)).unwrap_or_default(),
                     model_edits: unique.clone(),
                     machine_edits: unique.into_iter().rev().collect(),
+                    // One measurement of the selected config, in both units when pinned.
+                    calibration: selected
+                        .iter()
+                        .map(|k| format!("cfg={k},latency_ms={}.25", s_kv % 97 + 1))
+                        .chain(
+                            pinned
+                                .first()
+                                .map(|k| format!("cfg={k},tok_s={},batch=4", batch * 10)),
+                        )
+                        .collect(),
                 };
                 // Up to four scenarios of these settings (without the random edits, which
                 // need not name real fields: a scenario that does not resolve is dropped).
@@ -161,6 +171,7 @@ fn explore_link() -> impl Strategy<Value = ExploreLink> {
                         settings: ExploreSettings {
                             model_edits: Vec::new(),
                             machine_edits: Vec::new(),
+                            calibration: Vec::new(),
                             batch: (i + 1).to_string(),
                             ..settings.clone()
                         },

@@ -10,9 +10,11 @@
 //! - [`pareto_front`]: the O(N log N) frontier, equal to [`pareto_front_naive`] (the seed's).
 //! - [`sensitivity`]: the seed's one-knob sweep.
 //! - [`batch_sweep`], [`Sla`]: serving questions beyond the seed.
+//! - [`calibrate`]: the model's time scales fitted to measurements, beyond every explorer.
 //! - [`compare_frontiers`]: several scenarios' frontiers compared, beyond every explorer.
 
 mod batch;
+mod calibrate;
 mod error;
 mod export;
 mod json;
@@ -31,6 +33,9 @@ mod topology;
 mod worked_example_tests;
 
 pub use batch::{batch_sweep, BatchResult, BatchSweepReport, ServingScore};
+pub use calibrate::{
+    calibrate, Calibration, CalibrationRow, Measured, Measurement, TimeScales, SCALE_MAX, SCALE_MIN,
+};
 pub use error::ExplorerError;
 pub use export::{csv_config, explore_csv, explore_json, CSV_HEADER};
 pub use json::{f64_nan_as_null, vec_f64_nan_as_null};

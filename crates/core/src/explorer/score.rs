@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::calibrate::TimeScales;
 use super::error::ExplorerError;
 use super::machine::MachineParams;
 use super::memory::{compute_memory, MemoryLayout};
@@ -21,7 +22,7 @@ use super::topology::{
 };
 
 /// What a score counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ScoreOptions {
     /// Stages counted in latency and efficiency (memory is always the whole model).
     pub scope: Scope,
@@ -29,6 +30,10 @@ pub struct ScoreOptions {
     pub efficiency: EfficiencyMode,
     /// Count the per-request LM head and PP hops (only with scope `all`).
     pub include_overheads: bool,
+    /// A calibration's corrections of compute, memory and network times (1, 1, 1: the
+    /// model as specified; see `calibrate`).
+    #[serde(default, skip_serializing_if = "TimeScales::is_identity")]
+    pub scales: TimeScales,
 }
 
 impl Default for ScoreOptions {
@@ -37,6 +42,7 @@ impl Default for ScoreOptions {
             scope: Scope::All,
             efficiency: EfficiencyMode::Seed,
             include_overheads: true,
+            scales: TimeScales::default(),
         }
     }
 }
@@ -306,7 +312,7 @@ impl<'a> Scorer<'a> {
             model,
             machine,
             mc: ModelConsts::new(model, mode),
-            hw: MachineConsts::new(machine),
+            hw: MachineConsts::new(machine, options.scales),
             options,
         })
     }

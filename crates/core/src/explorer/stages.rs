@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::calibrate::TimeScales;
 use super::machine::{FabricLevel, Level, MachineParams};
 use super::model::ModelConfig;
 use super::placement::{ceil_div, Placement};
@@ -233,14 +234,22 @@ pub(crate) struct MachineConsts {
 }
 
 impl MachineConsts {
-    pub(crate) fn new(m: &MachineParams) -> MachineConsts {
+    /// The machine's quantities, with a calibration's time scales applied: compute time
+    /// (and the per-stage overhead, a kernel launch) × `compute`, HBM time × `memory`,
+    /// every fabric level's α × `network` and β ÷ `network`. The peaks the efficiency
+    /// score divides by stay the machine's.
+    pub(crate) fn new(m: &MachineParams, scales: TimeScales) -> MachineConsts {
+        let level = |l: Level| Level {
+            bw_bytes_per_s: l.bw_bytes_per_s / scales.network,
+            alpha_s: l.alpha_s * scales.network,
+        };
         MachineConsts {
-            flops_eff: m.peak_flops_per_s * m.eta_flops,
-            bw_eff: m.bw_hbm_bytes_per_s * m.eta_bw,
+            flops_eff: m.peak_flops_per_s * m.eta_flops / scales.compute,
+            bw_eff: m.bw_hbm_bytes_per_s * m.eta_bw / scales.memory,
             peak_flops: m.peak_flops_per_s,
             bw_hbm: m.bw_hbm_bytes_per_s,
-            overhead_s: m.stage_overhead_s,
-            levels: [m.l0, m.l1, m.l2],
+            overhead_s: m.stage_overhead_s * scales.compute,
+            levels: [level(m.l0), level(m.l1), level(m.l2)],
             budget_bytes: m.budget_bytes(),
         }
     }

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::calibrate::Calibration;
 use super::error::ExplorerError;
 use super::machine::MachineParams;
 use super::model::ModelConfig;
@@ -443,6 +444,9 @@ pub struct ExploreReport {
     /// Every configuration, by latency (only on request).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub all: Option<Vec<ConfigScore>>,
+    /// The calibration the scores were made with (beyond the seed; only when calibrated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
 }
 
 /// Run a sweep and build the report; `include_all` adds every configuration.
@@ -478,6 +482,7 @@ pub fn explore(
         total_within_sla: sw.total_within_sla,
         pareto,
         all,
+        calibration: None,
     };
     Ok((report, sw))
 }

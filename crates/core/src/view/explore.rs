@@ -7,11 +7,12 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 use crate::explorer::DEFAULT_BASELINE;
+use crate::explorer::{calibrate, explore, Calibration, ExploreReport, Measured, Measurement};
 use crate::explorer::{
     ConfigScore, EfficiencyMode, Evaluation, ExplorerError, FfnShardScope, KvShardMode,
     MachineParams, Mode, ModelConfig, PlacementKind, RingVariant, Scope, ScoreOptions, Sla,
-    StageGroup, Sweep, SweepRequest, TopologyConfig, CP_OPTIONS, DP_OPTIONS, MAX_BATCH, MAX_DEGREE,
-    MAX_S_KV, PP_OPTIONS, TP_OPTIONS,
+    StageGroup, Sweep, SweepRequest, TimeScales, TopologyConfig, CP_OPTIONS, DP_OPTIONS, MAX_BATCH,
+    MAX_DEGREE, MAX_S_KV, PP_OPTIONS, TP_OPTIONS,
 };
 use crate::pack::{Malformed, Reader, Writer};
 
@@ -38,6 +39,10 @@ pub struct ExploreSettings {
     pub model_edits: Vec<(String, String)>,
     /// Edits to the machine preset's fields: a custom machine.
     pub machine_edits: Vec<(String, String)>,
+    /// Measurements the model is calibrated to, each as `cfg=…,latency_ms=…` (see
+    /// [`parse_measurement`]).
+    #[serde(default)]
+    pub calibration: Vec<String>,
 }
 
 impl Default for ExploreSettings {
@@ -55,6 +60,7 @@ impl Default for ExploreSettings {
             sla_tpot_ms: String::new(),
             model_edits: Vec::new(),
             machine_edits: Vec::new(),
+            calibration: Vec::new(),
         }
     }
 }
@@ -106,7 +112,164 @@ fn flag_field(flag: &str) -> String {
 pub struct ExploreRequest {
     pub model: ModelConfig,
     pub machine: MachineParams,
+    /// With the calibration's scales in `options.scales`.
     pub sweep: SweepRequest,
+    /// The fitted calibration, when measurements were given.
+    #[serde(default)]
+    pub calibration: Option<Calibration>,
+}
+
+impl ExploreRequest {
+    /// `explore` for this request, the report marked with its calibration.
+    pub fn explore(&self, include_all: bool) -> Result<(ExploreReport, Sweep), ExplorerError> {
+        let (mut report, sweep) = explore(&self.model, &self.machine, &self.sweep, include_all)?;
+        report.calibration = self.calibration.clone();
+        Ok((report, sweep))
+    }
+}
+
+/// One measurement as `--calibrate` and links write it: `cfg=KEY` (a short key
+/// `cp2.tp4.…` or the baseline syntax `cp=2,tp=4` is not allowed here: commas separate the
+/// items) and `latency_ms=X` or `tok_s=Y`, optionally `batch=B`, `s_kv=S`, `mode=M`
+/// (default: the sweep's); `:` may stand for `=`.
+pub fn parse_measurement(text: &str, base: &TopologyConfig) -> Result<Measurement, FieldError> {
+    let fail = |m: String| FieldError::new("calibrate", m);
+    let mut config: Option<TopologyConfig> = None;
+    let mut measured: Option<Measured> = None;
+    let mut topo = *base;
+    for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let Some(at) = item.find(['=', ':']) else {
+            return Err(fail(format!("`{item}` in a measurement is not key=value")));
+        };
+        let (key, value) = (item[..at].trim(), item[at + 1..].trim());
+        let number = |what: &str| -> Result<f64, FieldError> {
+            match value.parse::<f64>() {
+                Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+                _ => Err(fail(format!("{what} `{value}` is not a positive number"))),
+            }
+        };
+        match key {
+            "cfg" | "config" => config = Some(parse_short_key(value, base).map_err(|e| fail(e.message))?),
+            "latency_ms" => measured = Some(Measured::LatencyMs(number("latency_ms")?)),
+            "tok_s" => measured = Some(Measured::TokS(number("tok_s")?)),
+            "batch" => {
+                topo.batch = u32::try_from(parse_count("batch", value, u64::from(MAX_BATCH)).map_err(|e| fail(e.message))?)
+                    .unwrap_or(u32::MAX);
+            }
+            "s_kv" => topo.s_kv = parse_count("s-kv", value, MAX_S_KV).map_err(|e| fail(e.message))?,
+            "mode" => topo.mode = value.parse::<Mode>().map_err(|e| fail(e.to_string()))?,
+            _ => {
+                return Err(fail(format!(
+                    "unknown measurement key `{key}` (known: cfg, latency_ms, tok_s, batch, s_kv, mode)"
+                )))
+            }
+        }
+    }
+    let Some(config) = config else {
+        return Err(fail(format!(
+            "`{text}`: a measurement names its configuration (cfg=…)"
+        )));
+    };
+    let Some(measured) = measured else {
+        return Err(fail(format!(
+            "`{text}`: a measurement gives latency_ms=… or tok_s=…"
+        )));
+    };
+    Ok(Measurement {
+        config: TopologyConfig {
+            batch: topo.batch,
+            s_kv: topo.s_kv,
+            mode: topo.mode,
+            ..config
+        },
+        measured,
+    })
+}
+
+/// A calibration in one line: "calibrated to 2 measurements: compute, memory and
+/// network ×1.84 (one common factor); mean error 45.9 % → 0.3 %".
+pub fn calibration_text(c: &Calibration) -> String {
+    let n = c.rows.len();
+    let plural = if n == 1 { "" } else { "s" };
+    let t = c.scales;
+    let scales = if c.fitted == 1 {
+        format!(
+            "compute, memory and network ×{:.3} (one common factor)",
+            t.compute
+        )
+    } else {
+        let names = ["compute", "memory", "network"];
+        let loose: Vec<&str> = names
+            .iter()
+            .zip(c.determined)
+            .filter(|(_, d)| !d)
+            .map(|(n, _)| *n)
+            .collect();
+        let mut text = format!(
+            "compute ×{:.3}, memory ×{:.3}, network ×{:.3}",
+            t.compute, t.memory, t.network
+        );
+        if !loose.is_empty() {
+            text.push_str(&format!(
+                " ({} not determined by these measurements)",
+                loose.join(", ")
+            ));
+        }
+        text
+    };
+    format!(
+        "calibrated to {n} measurement{plural}: {scales}; mean error {:.1} % → {:.1} %",
+        c.error_before_pct, c.error_after_pct
+    )
+}
+
+/// What a measurement typed on the page gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MeasuredUnit {
+    LatencyMs,
+    TokS,
+}
+
+impl MeasuredUnit {
+    /// The measurement's key (`latency_ms`, `tok_s`).
+    pub fn key(self) -> &'static str {
+        match self {
+            MeasuredUnit::LatencyMs => "latency_ms",
+            MeasuredUnit::TokS => "tok_s",
+        }
+    }
+}
+
+/// The text of a measurement of `topo` (its knobs, batch, s_kv and mode, so that it
+/// keeps meaning the same configuration when the sweep's settings change).
+pub fn measurement_text(topo: &TopologyConfig, unit: MeasuredUnit, value: &str) -> String {
+    format!(
+        "cfg={},{}={},batch={},s_kv={},mode={}",
+        short_key(topo),
+        unit.key(),
+        value.trim(),
+        topo.batch,
+        topo.s_kv,
+        topo.mode
+    )
+}
+
+impl ExploreSettings {
+    /// Calibrate to what `topo` measured (replacing an earlier measurement of the same
+    /// configuration); the value is checked as `--calibrate` checks it.
+    pub fn add_measurement(
+        &mut self,
+        topo: &TopologyConfig,
+        unit: MeasuredUnit,
+        value: &str,
+    ) -> Result<(), FieldError> {
+        let text = measurement_text(topo, unit, value);
+        let m = parse_measurement(&text, topo)?;
+        self.calibration
+            .retain(|t| parse_measurement(t, topo).map_or(true, |old| old.config != m.config));
+        self.calibration.push(text);
+        Ok(())
+    }
 }
 
 /// A positive integer as the CLI reads `--<flag>`, with its message.
@@ -175,16 +338,34 @@ pub fn resolve(s: &ExploreSettings) -> Result<ExploreRequest, Vec<FieldError>> {
             scope: s.scope,
             efficiency: s.efficiency,
             include_overheads: true,
+            scales: TimeScales::default(),
         },
         sla: (!sla.is_empty()).then_some(sla),
     };
+    let mut sweep = sweep;
     if let Err(e) = sweep.validate() {
         return Err(vec![e.into()]);
     }
+    let calibration = if s.calibration.is_empty() {
+        None
+    } else {
+        let base = sweep.base_topology();
+        let measurements = s
+            .calibration
+            .iter()
+            .map(|t| parse_measurement(t, &base))
+            .collect::<Result<Vec<Measurement>, FieldError>>()
+            .map_err(|e| vec![e])?;
+        let fit = calibrate(&model, &machine, sweep.options, &measurements)
+            .map_err(|e| vec![FieldError::new("calibrate", e.to_string())])?;
+        sweep.options.scales = fit.scales;
+        Some(fit)
+    };
     Ok(ExploreRequest {
         model,
         machine,
         sweep,
+        calibration,
     })
 }
 
@@ -989,6 +1170,77 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::explorer::sweep;
+
+    #[test]
+    fn measurements_parse_and_calibrate_the_whole_sweep() {
+        let base = TopologyConfig::default();
+        let key = "cp1.tp8.pp1.dp1.split.TP.pe.cube.kv";
+        let m = parse_measurement(
+            &format!("cfg:{key}, latency_ms:8,batch=4,mode=prefill,s_kv=2048"),
+            &base,
+        )
+        .unwrap();
+        assert_eq!((m.config.tp, m.config.batch, m.config.s_kv), (8, 4, 2048));
+        assert_eq!(m.config.mode, Mode::Prefill);
+        assert_eq!(m.measured, Measured::LatencyMs(8.0));
+        for (bad, says) in [
+            ("latency_ms=8", "names its configuration"),
+            (&format!("cfg={key}") as &str, "latency_ms=… or tok_s=…"),
+            (&format!("cfg={key},latency_ms=-1"), "not a positive number"),
+            (&format!("cfg={key},tok_s=x"), "not a positive number"),
+            (
+                &format!("cfg={key},gpu=1,latency_ms=3"),
+                "unknown measurement key `gpu`",
+            ),
+            ("cfg=cp3,latency_ms=3", "not cpN"),
+            (&format!("cfg={key},latency_ms=3,batch=0"), "--batch (0)"),
+        ] {
+            let e = parse_measurement(bad, &base).unwrap_err();
+            assert_eq!(e.field, "calibrate");
+            assert!(e.message.contains(says), "{bad}: {}", e.message);
+        }
+        // Calibrated settings: the fit's scales in the request, every latency × the factor.
+        let plain = resolve(&ExploreSettings::default()).unwrap();
+        let (before, _) = plain.explore(false).unwrap();
+        assert!(before.calibration.is_none());
+        let first = &before.pareto[0];
+        let mut settings = ExploreSettings::default();
+        let topo = first.as_topology(32768, Mode::Decode);
+        assert!(settings
+            .add_measurement(&topo, MeasuredUnit::LatencyMs, "-2")
+            .is_err());
+        settings
+            .add_measurement(&topo, MeasuredUnit::TokS, "5")
+            .unwrap();
+        // The same configuration again replaces the first measurement.
+        let three_times = format!("{}", first.latency_ms() * 3.0);
+        settings
+            .add_measurement(&topo, MeasuredUnit::LatencyMs, &three_times)
+            .unwrap();
+        assert_eq!(settings.calibration.len(), 1);
+        assert!(settings.calibration[0].starts_with(&format!("cfg={key},latency_ms=")));
+        assert!(settings.calibration[0].ends_with(",batch=1,s_kv=32768,mode=decode"));
+        let req = resolve(&settings).unwrap();
+        let fit = req.calibration.clone().unwrap();
+        assert!((fit.scales.compute - 3.0).abs() < 1e-9);
+        assert_eq!(req.sweep.options.scales, fit.scales);
+        let (after, _) = req.explore(false).unwrap();
+        assert_eq!(after.calibration.as_ref(), Some(&fit));
+        assert_eq!(after.pareto.len(), before.pareto.len());
+        for (a, b) in after.pareto.iter().zip(&before.pareto) {
+            assert!((a.total_latency_ns / b.total_latency_ns - 3.0).abs() < 1e-9);
+        }
+        assert_eq!(
+            calibration_text(&fit),
+            "calibrated to 1 measurement: compute, memory and network ×3.000 (one common factor); \
+             mean error 66.7 % → 0.0 %"
+        );
+        let bad = ExploreSettings {
+            calibration: vec!["cfg=cp1".into()],
+            ..ExploreSettings::default()
+        };
+        assert_eq!(resolve(&bad).unwrap_err()[0].field, "calibrate");
+    }
 
     #[test]
     fn the_objective_figure_says_when_no_objective_is_set() {

@@ -8,7 +8,9 @@
 use crate::analysis::compare::{CompareAxis, ANCHOR_MARKERS};
 use crate::attribution::{Preset, OVERRIDE_FIELDS};
 
-use super::explore::{parse_count, parse_ms, parse_short_key, resolve, ColorBy, ExploreSettings};
+use super::explore::{
+    parse_count, parse_measurement, parse_ms, parse_short_key, resolve, ColorBy, ExploreSettings,
+};
 use super::rank_filter::check_rank_filter;
 use super::scenarios::{parse_scenario, Scenario};
 use super::timeline::TimeWindow;
@@ -350,6 +352,9 @@ impl Link {
         if e.color != ColorBy::Efficiency {
             parts.push(format!("color={}", e.color.name()));
         }
+        for m in &s.calibration {
+            parts.push(format!("cal={}", encode_component(&m.replace('=', ":"))));
+        }
         for sc in &e.scenarios {
             parts.push(format!("sc={}", encode_component(&sc.text(':'))));
         }
@@ -434,6 +439,13 @@ impl Link {
                 edits.push((path.to_string(), value.trim().to_string()));
                 Ok(())
             }
+            "cal" => match parse_measurement(value, &base) {
+                Ok(_) => {
+                    s.calibration.push(value.trim().replace(':', "="));
+                    Ok(())
+                }
+                Err(_) => Err("not a measurement"),
+            },
             "sc" if self.explore.scenarios.len() >= MAX_SCENARIOS => {
                 Err("more than four scenarios")
             }
@@ -676,6 +688,10 @@ mod tests {
                         ("mla.r_kv".into(), "256".into()),
                     ],
                     machine_edits: vec![("l1.bw_bytes_per_s".into(), "5e10".into())],
+                    calibration: vec![
+                        "cfg=cp2.tp4.pp1.dp1.split.TP+CP.pe.pe.qoml,latency_ms=12.5".into(),
+                        "cfg=cp1.tp8.pp1.dp1.split.TP.pe.pe.kv,tok_s=900,batch=8".into(),
+                    ],
                     ..ExploreSettings::default()
                 },
                 selected: Some("cp2.tp4.pp1.dp1.split.TP+CP.pe.pe.qoml".into()),

@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::explorer::{
-    compare_frontiers, explore, Comparison, EfficiencyMode, ExploreReport, FrontierLine, Mode,
-    Scope, MAX_SCENARIOS, PE_BUDGETS,
+    compare_frontiers, Comparison, EfficiencyMode, ExploreReport, FrontierLine, Mode, Scope,
+    MAX_SCENARIOS, PE_BUDGETS,
 };
 
 use super::explore::{latency_text, resolve, ExploreSettings, FieldError};
@@ -307,8 +307,7 @@ pub fn run_scenarios(list: &[Scenario]) -> Result<ScenarioReport, FieldError> {
                 .map_or("invalid settings", |e| e.message.as_str());
             about(first)
         })?;
-        let (report, _) = explore(&req.model, &req.machine, &req.sweep, false)
-            .map_err(|e| about(&e.to_string()))?;
+        let (report, _) = req.explore(false).map_err(|e| about(&e.to_string()))?;
         scenarios.push(ScenarioResult {
             name: name.clone(),
             settings: s.text('='),
@@ -494,7 +493,7 @@ mod tests {
         assert_eq!(rep.scenarios.len(), 3);
         for (s, r) in list.iter().zip(&rep.scenarios) {
             let req = resolve(&s.settings).unwrap();
-            let (alone, _) = explore(&req.model, &req.machine, &req.sweep, false).unwrap();
+            let (alone, _) = req.explore(false).unwrap();
             assert_eq!(r.report, alone);
             assert!(!alone.pareto.is_empty());
         }

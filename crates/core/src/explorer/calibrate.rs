@@ -1,0 +1,569 @@
+//! Beyond every explorer: the model corrected to the user's own measurements.
+//!
+//! A calibration scales the three kinds of time the model adds up — compute (with the
+//! per-stage overhead), HBM traffic and the fabric (α and 1/β alike) — by factors
+//! bounded to [`SCALE_MIN`]–[`SCALE_MAX`], fitted by least squares of the log ratio
+//! predicted / measured. One or two measurements fit one common factor (the ratios
+//! between the bounds stay the model's: every time scales alike, so every prediction
+//! moves by the same factor); three or more fit the three factors (Levenberg–Marquardt in
+//! log space from the common factor and from 1, within the bounds). A factor that no
+//! measurement's time depends on stays where it started and is reported as not
+//! determined.
+
+use serde::{Deserialize, Serialize};
+
+use super::error::ExplorerError;
+use super::machine::MachineParams;
+use super::model::ModelConfig;
+use super::score::{ScoreOptions, Scorer};
+use super::topology::TopologyConfig;
+
+/// Smallest and largest factor a fit may use.
+pub const SCALE_MIN: f64 = 0.1;
+pub const SCALE_MAX: f64 = 10.0;
+
+/// Factors on the model's compute, memory and network times.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TimeScales {
+    pub compute: f64,
+    pub memory: f64,
+    pub network: f64,
+}
+
+impl Default for TimeScales {
+    fn default() -> Self {
+        TimeScales::uniform(1.0)
+    }
+}
+
+impl TimeScales {
+    pub fn uniform(s: f64) -> TimeScales {
+        TimeScales {
+            compute: s,
+            memory: s,
+            network: s,
+        }
+    }
+
+    /// The model as specified.
+    pub fn is_identity(&self) -> bool {
+        *self == TimeScales::default()
+    }
+
+    fn from_logs(t: [f64; 3]) -> TimeScales {
+        let f = |v: f64| v.exp().clamp(SCALE_MIN, SCALE_MAX);
+        TimeScales {
+            compute: f(t[0]),
+            memory: f(t[1]),
+            network: f(t[2]),
+        }
+    }
+}
+
+/// What was measured for a configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measured {
+    /// Latency of one step, ms.
+    LatencyMs(f64),
+    /// Tokens per second (as the model's `throughput_tok_s` counts them).
+    TokS(f64),
+}
+
+/// One measurement: a configuration (with its batch, sequence length and mode) and what
+/// it did.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub config: TopologyConfig,
+    pub measured: Measured,
+}
+
+/// Predicted against measured for one measurement, before and after the fit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationRow {
+    /// The configuration (`cp=2,tp=4,…,batch=1`, then s_kv and mode).
+    pub config: String,
+    pub measured_latency_ms: f64,
+    pub predicted_before_ms: f64,
+    pub predicted_after_ms: f64,
+    /// (predicted − measured) / measured, %.
+    pub error_before_pct: f64,
+    pub error_after_pct: f64,
+}
+
+/// A fitted calibration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    pub scales: TimeScales,
+    /// 1 (one common factor) or 3.
+    pub fitted: u8,
+    /// Whether the measurements pin down each factor (compute, memory, network).
+    pub determined: [bool; 3],
+    pub rows: Vec<CalibrationRow>,
+    /// Mean absolute error over the measurements, %, before and after.
+    pub error_before_pct: f64,
+    pub error_after_pct: f64,
+}
+
+fn invalid(message: impl Into<String>) -> ExplorerError {
+    ExplorerError::invalid("calibrate", message)
+}
+
+/// The model's latency of each measured configuration under `scales`, ns.
+fn predict(
+    model: &ModelConfig,
+    machine: &MachineParams,
+    options: ScoreOptions,
+    scales: TimeScales,
+    configs: &[TopologyConfig],
+) -> Result<Vec<f64>, ExplorerError> {
+    let options = ScoreOptions { scales, ..options };
+    configs
+        .iter()
+        .map(|c| {
+            Ok(Scorer::new(model, machine, c.mode, options)?
+                .score(c)
+                .total_latency_ns)
+        })
+        .collect()
+}
+
+/// Fit the time scales to `measurements` (`options.scales` is ignored: a fit starts
+/// from the model as specified).
+pub fn calibrate(
+    model: &ModelConfig,
+    machine: &MachineParams,
+    options: ScoreOptions,
+    measurements: &[Measurement],
+) -> Result<Calibration, ExplorerError> {
+    if measurements.is_empty() {
+        return Err(invalid("a calibration needs at least one measurement"));
+    }
+    let configs: Vec<TopologyConfig> = measurements.iter().map(|m| m.config).collect();
+    for c in &configs {
+        c.validate()?;
+    }
+    let options = ScoreOptions {
+        scales: TimeScales::default(),
+        ..options
+    };
+    let base = predict(model, machine, options, TimeScales::default(), &configs)?;
+    // Every measurement as a latency, ns: a throughput is one over the latency of the
+    // same configuration, so the model's own ratio converts it.
+    let tok_s: Vec<f64> = configs
+        .iter()
+        .map(|c| {
+            let scorer = Scorer::new(model, machine, c.mode, options)?;
+            Ok(scorer
+                .score(c)
+                .to_config_score(model, machine)
+                .throughput_tok_s)
+        })
+        .collect::<Result<_, ExplorerError>>()?;
+    let mut measured_ns = Vec::with_capacity(measurements.len());
+    for ((m, &pred), &tput) in measurements.iter().zip(&base).zip(&tok_s) {
+        let (value, what) = match m.measured {
+            Measured::LatencyMs(v) => (v, "latency_ms"),
+            Measured::TokS(v) => (v, "tok_s"),
+        };
+        if !(value.is_finite() && value > 0.0) {
+            return Err(invalid(format!(
+                "{what} ({value}) must be a positive number"
+            )));
+        }
+        if !(pred.is_finite() && pred > 0.0) {
+            return Err(invalid(format!(
+                "the model has no latency for {} to calibrate against",
+                m.config.baseline_string()
+            )));
+        }
+        measured_ns.push(match m.measured {
+            Measured::LatencyMs(v) => v * 1e6,
+            Measured::TokS(v) => pred * tput / v,
+        });
+    }
+    let cost_of = |pred: &[f64]| -> f64 {
+        pred.iter()
+            .zip(&measured_ns)
+            .map(|(p, m)| (p.ln() - m.ln()).powi(2))
+            .sum()
+    };
+    let (lo, hi) = (SCALE_MIN.ln(), SCALE_MAX.ln());
+    // One common factor: every time scales alike, so the prediction does too.
+    let mean_log: f64 = base
+        .iter()
+        .zip(&measured_ns)
+        .map(|(p, m)| m.ln() - p.ln())
+        .sum::<f64>()
+        / base.len() as f64;
+    let common = mean_log.clamp(lo, hi);
+    let (theta, fitted, determined) = if measurements.len() < 3 {
+        ([common; 3], 1, [true; 3])
+    } else {
+        let eval =
+            |t: [f64; 3]| predict(model, machine, options, TimeScales::from_logs(t), &configs);
+        let mut best: Option<([f64; 3], f64)> = None;
+        for start in [[common; 3], [0.0; 3]] {
+            let t = levenberg_marquardt(start, lo, hi, &measured_ns, &eval)?;
+            let c = cost_of(&eval(t)?);
+            if best.is_none_or(|(_, bc)| c < bc) {
+                best = Some((t, c));
+            }
+        }
+        let (t, _) = best.unwrap_or(([common; 3], f64::INFINITY));
+        let determined = sensitivity(t, &measured_ns, &eval)?;
+        (t, 3, determined)
+    };
+    let scales = TimeScales::from_logs(theta);
+    let after = predict(model, machine, options, scales, &configs)?;
+    let pct = |p: f64, m: f64| (p - m) / m * 100.0;
+    let rows: Vec<CalibrationRow> = configs
+        .iter()
+        .zip(&measured_ns)
+        .zip(base.iter().zip(&after))
+        .map(|((c, &m), (&b, &a))| CalibrationRow {
+            config: format!("{},s_kv={},mode={}", c.baseline_string(), c.s_kv, c.mode),
+            measured_latency_ms: m / 1e6,
+            predicted_before_ms: b / 1e6,
+            predicted_after_ms: a / 1e6,
+            error_before_pct: pct(b, m),
+            error_after_pct: pct(a, m),
+        })
+        .collect();
+    let mean_abs = |f: fn(&CalibrationRow) -> f64| {
+        rows.iter().map(|r| f(r).abs()).sum::<f64>() / rows.len() as f64
+    };
+    Ok(Calibration {
+        scales,
+        fitted,
+        determined,
+        error_before_pct: mean_abs(|r| r.error_before_pct),
+        error_after_pct: mean_abs(|r| r.error_after_pct),
+        rows,
+    })
+}
+
+type Eval<'a> = dyn Fn([f64; 3]) -> Result<Vec<f64>, ExplorerError> + 'a;
+
+/// Residuals ln(predicted) − ln(measured) and their Jacobian by central differences.
+fn jacobian(
+    t: [f64; 3],
+    measured_ns: &[f64],
+    eval: &Eval<'_>,
+) -> Result<(Vec<f64>, Vec<[f64; 3]>), ExplorerError> {
+    const H: f64 = 1e-4;
+    let r: Vec<f64> = eval(t)?
+        .iter()
+        .zip(measured_ns)
+        .map(|(p, m)| p.ln() - m.ln())
+        .collect();
+    let mut j = vec![[0.0; 3]; r.len()];
+    for k in 0..3 {
+        let (mut up, mut down) = (t, t);
+        up[k] += H;
+        down[k] -= H;
+        let (pu, pd) = (eval(up)?, eval(down)?);
+        for (row, (a, b)) in j.iter_mut().zip(pu.iter().zip(&pd)) {
+            row[k] = (a.ln() - b.ln()) / (2.0 * H);
+        }
+    }
+    Ok((r, j))
+}
+
+/// Solve the 3×3 system `a x = b` (Gaussian elimination with partial pivoting);
+/// `None` when it is singular.
+fn solve3(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> Option<[f64; 3]> {
+    for col in 0..3 {
+        let pivot = (col..3).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[pivot][col].abs() < 1e-300 {
+            return None;
+        }
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        for row in col + 1..3 {
+            let f = a[row][col] / a[col][col];
+            let pivot_row = a[col];
+            for (v, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                *v -= f * p;
+            }
+            b[row] -= f * b[col];
+        }
+    }
+    let mut x = [0.0; 3];
+    for row in (0..3).rev() {
+        let tail: f64 = (row + 1..3).map(|k| a[row][k] * x[k]).sum();
+        x[row] = (b[row] - tail) / a[row][row];
+    }
+    x.iter().all(|v| v.is_finite()).then_some(x)
+}
+
+fn levenberg_marquardt(
+    start: [f64; 3],
+    lo: f64,
+    hi: f64,
+    measured_ns: &[f64],
+    eval: &Eval<'_>,
+) -> Result<[f64; 3], ExplorerError> {
+    let cost = |r: &[f64]| r.iter().map(|v| v * v).sum::<f64>();
+    let mut t = start;
+    let mut lambda = 1e-3;
+    for _ in 0..200 {
+        let (r, j) = jacobian(t, measured_ns, eval)?;
+        let c = cost(&r);
+        if c < 1e-24 {
+            break;
+        }
+        let mut jtj = [[0.0; 3]; 3];
+        let mut jtr = [0.0; 3];
+        for (row, ri) in j.iter().zip(&r) {
+            for a in 0..3 {
+                jtr[a] += row[a] * ri;
+                for b in 0..3 {
+                    jtj[a][b] += row[a] * row[b];
+                }
+            }
+        }
+        let mut improved = false;
+        while lambda < 1e12 {
+            let mut damped = jtj;
+            for (k, row) in damped.iter_mut().enumerate() {
+                row[k] += lambda * jtj[k][k].max(1e-12);
+            }
+            let Some(step) = solve3(damped, [-jtr[0], -jtr[1], -jtr[2]]) else {
+                lambda *= 10.0;
+                continue;
+            };
+            let next = [
+                (t[0] + step[0]).clamp(lo, hi),
+                (t[1] + step[1]).clamp(lo, hi),
+                (t[2] + step[2]).clamp(lo, hi),
+            ];
+            let rn: Vec<f64> = eval(next)?
+                .iter()
+                .zip(measured_ns)
+                .map(|(p, m)| p.ln() - m.ln())
+                .collect();
+            if cost(&rn) < c {
+                let moved = (0..3).map(|k| (next[k] - t[k]).abs()).fold(0.0, f64::max);
+                t = next;
+                lambda = (lambda / 3.0).max(1e-9);
+                improved = moved > 1e-12;
+                break;
+            }
+            lambda *= 4.0;
+        }
+        if !improved {
+            break;
+        }
+    }
+    Ok(t)
+}
+
+/// Which factors the measurements depend on at `t` (a column of the Jacobian that is
+/// all but zero leaves its factor undetermined).
+fn sensitivity(
+    t: [f64; 3],
+    measured_ns: &[f64],
+    eval: &Eval<'_>,
+) -> Result<[bool; 3], ExplorerError> {
+    let (_, j) = jacobian(t, measured_ns, eval)?;
+    let mut out = [false; 3];
+    for (k, o) in out.iter_mut().enumerate() {
+        *o = j.iter().map(|row| row[k].abs()).fold(0.0, f64::max) > 1e-3;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::explorer::Mode;
+
+    fn setup() -> (ModelConfig, MachineParams) {
+        (
+            ModelConfig::preset("llama3.1-70b").unwrap(),
+            MachineParams::preset("h200-hgx").unwrap(),
+        )
+    }
+
+    fn topo(text: &str, batch: u32, s_kv: u64, mode: Mode) -> TopologyConfig {
+        TopologyConfig {
+            batch,
+            s_kv,
+            mode,
+            ..TopologyConfig::default()
+        }
+        .with_baseline(text)
+        .unwrap()
+    }
+
+    /// Configurations whose times mix the three bounds differently: decode at batch 1
+    /// (HBM), prefill of 32k tokens (compute), TP over nodes (fabric), and mixtures.
+    fn mixed() -> Vec<TopologyConfig> {
+        vec![
+            topo("cp=1,tp=8,pp=1,dp=1", 1, 32768, Mode::Decode),
+            topo("cp=1,tp=8,pp=1,dp=1", 4, 32768, Mode::Prefill),
+            topo("cp=1,tp=32,pp=1,dp=1", 1, 8192, Mode::Decode),
+            topo("cp=4,tp=8,pp=1,dp=1", 8, 32768, Mode::Prefill),
+            topo("cp=2,tp=16,pp=2,dp=1", 64, 32768, Mode::Decode),
+        ]
+    }
+
+    fn measured_from(scales: TimeScales, configs: &[TopologyConfig]) -> Vec<Measurement> {
+        let (model, machine) = setup();
+        predict(&model, &machine, ScoreOptions::default(), scales, configs)
+            .unwrap()
+            .into_iter()
+            .zip(configs)
+            .map(|(ns, c)| Measurement {
+                config: *c,
+                measured: Measured::LatencyMs(ns / 1e6),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn known_scales_are_recovered_from_mixed_measurements() {
+        let (model, machine) = setup();
+        for truth in [
+            TimeScales {
+                compute: 2.0,
+                memory: 0.5,
+                network: 3.0,
+            },
+            TimeScales {
+                compute: 0.7,
+                memory: 1.3,
+                network: 0.25,
+            },
+            TimeScales::uniform(1.8),
+        ] {
+            let ms = measured_from(truth, &mixed());
+            let fit = calibrate(&model, &machine, ScoreOptions::default(), &ms).unwrap();
+            assert_eq!(fit.fitted, 3);
+            assert_eq!(fit.determined, [true; 3], "{truth:?}");
+            for (got, want) in [
+                (fit.scales.compute, truth.compute),
+                (fit.scales.memory, truth.memory),
+                (fit.scales.network, truth.network),
+            ] {
+                assert!(
+                    (got / want - 1.0).abs() < 0.01,
+                    "{got} vs {want} ({truth:?})"
+                );
+            }
+            assert!(fit.error_after_pct < 0.01, "{}", fit.error_after_pct);
+        }
+    }
+
+    #[test]
+    fn one_measurement_fits_one_factor_and_moves_every_prediction_alike() {
+        let (model, machine) = setup();
+        let configs = mixed();
+        let before = predict(
+            &model,
+            &machine,
+            ScoreOptions::default(),
+            TimeScales::default(),
+            &configs,
+        )
+        .unwrap();
+        // Measured twice as slow as predicted.
+        let ms = [Measurement {
+            config: configs[0],
+            measured: Measured::LatencyMs(before[0] * 2.0 / 1e6),
+        }];
+        let fit = calibrate(&model, &machine, ScoreOptions::default(), &ms).unwrap();
+        assert_eq!(fit.fitted, 1);
+        assert!((fit.scales.compute - 2.0).abs() < 1e-12);
+        assert_eq!(fit.scales.compute, fit.scales.network);
+        assert!(
+            (fit.error_before_pct + 0.0 - 50.0).abs() < 1e-9,
+            "{}",
+            fit.error_before_pct
+        );
+        assert!(fit.error_after_pct < 1e-9);
+        let after = predict(
+            &model,
+            &machine,
+            ScoreOptions::default(),
+            fit.scales,
+            &configs,
+        )
+        .unwrap();
+        for (b, a) in before.iter().zip(&after) {
+            assert!(
+                (a / b - 2.0).abs() < 1e-9,
+                "every config twice as slow: {a} vs {b}"
+            );
+        }
+        // A throughput measurement says the same.
+        let tput = calibrate(
+            &model,
+            &machine,
+            ScoreOptions::default(),
+            &[Measurement {
+                config: configs[0],
+                measured: Measured::TokS({
+                    let s = Scorer::new(&model, &machine, configs[0].mode, ScoreOptions::default())
+                        .unwrap();
+                    s.score(&configs[0])
+                        .to_config_score(&model, &machine)
+                        .throughput_tok_s
+                        / 2.0
+                }),
+            }],
+        )
+        .unwrap();
+        assert!((tput.scales.memory - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn factors_are_bounded_and_bad_measurements_are_refused() {
+        let (model, machine) = setup();
+        let c = mixed()[0];
+        let way_off = [Measurement {
+            config: c,
+            measured: Measured::LatencyMs(1e9),
+        }];
+        let fit = calibrate(&model, &machine, ScoreOptions::default(), &way_off).unwrap();
+        assert_eq!(fit.scales, TimeScales::uniform(SCALE_MAX));
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let e = calibrate(
+                &model,
+                &machine,
+                ScoreOptions::default(),
+                &[Measurement {
+                    config: c,
+                    measured: Measured::LatencyMs(bad),
+                }],
+            )
+            .unwrap_err();
+            assert_eq!(e.field(), Some("calibrate"));
+        }
+        assert!(calibrate(&model, &machine, ScoreOptions::default(), &[]).is_err());
+    }
+
+    #[test]
+    fn decode_only_measurements_leave_compute_undetermined() {
+        let (model, machine) = setup();
+        // Batch-1 decode is HBM- and fabric-bound: compute time is all but hidden.
+        let configs = vec![
+            topo("cp=1,tp=8,pp=1,dp=1", 1, 32768, Mode::Decode),
+            topo("cp=1,tp=4,pp=1,dp=1", 1, 32768, Mode::Decode),
+            topo("cp=1,tp=32,pp=1,dp=1", 1, 32768, Mode::Decode),
+        ];
+        let ms = measured_from(
+            TimeScales {
+                compute: 1.0,
+                memory: 1.5,
+                network: 2.0,
+            },
+            &configs,
+        );
+        let fit = calibrate(&model, &machine, ScoreOptions::default(), &ms).unwrap();
+        assert!(fit.error_after_pct < 0.5, "{}", fit.error_after_pct);
+        assert!(!fit.determined[0], "{:?}", fit.determined);
+    }
+}
