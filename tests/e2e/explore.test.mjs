@@ -2,6 +2,7 @@
 // several settings, settings changes re-run, permalinks (fresh profile, garbage),
 // exports, the scatter's pixels and the page's responsiveness during sweeps.
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { assert, assertNoGrossLongTask, byTestId, cli, GUARD, waitForAttr, watchLongTasks } from './assert.mjs';
 
 const runs = async (page) => Number(await byTestId(page, 'explore-status').getAttribute('data-runs'));
@@ -397,6 +398,133 @@ export const tests = [
       await settle(3);
       const left = await page.$$eval('[data-testid="scenario-row"]', (li) => li.map((r) => r.dataset.name));
       assert.ok(!left.includes(want.scenarios[1].name), left.join(', '));
+    },
+  },
+  {
+    name: 'the batch view\'s bold envelope is the 2-D frontier of shardscope explore --batch-sweep over every batch size',
+    async run({ page, baseUrl }) {
+      await openExplore(page, baseUrl);
+      await waitForAttr(page, 'batch-view', 'data-state', 'done');
+      const shown = (await byTestId(page, 'batch-view').getAttribute('data-envelope')).split(' ');
+      const rep = JSON.parse(cli(['explore', '--batch-sweep', '1,2,4,8,16,32,64,128,256,512', '--format', 'json']).toString());
+      const key = (c) => `cp${c.cp}.tp${c.tp}.pp${c.pp}.dp${c.dp}.${c.kv_shard_mode}.${c.ffn_shard_scope}.${c.tp_placement}.${c.cp_placement}.${c.cp_ring_variant}`;
+      const points = rep.batches.flatMap((b) => b.pareto.map((c) => ({
+        word: `${b.batch}:${key(c)}`, x: 1e9 / c.total_latency_ns, y: c.throughput_per_pe_tok_s,
+      }))).filter((p) => p.x > 0 && p.y > 0 && Number.isFinite(p.x) && Number.isFinite(p.y));
+      const beats = (q, p) => q.x >= p.x && q.y >= p.y && (q.x > p.x || q.y > p.y);
+      const envelope = points.filter((p) => !points.some((q) => beats(q, p)));
+      assert.deepEqual([...shown].sort(), envelope.map((p) => p.word).sort());
+      // In order of tokens/s per user, and more than one batch size on it.
+      const at = Object.fromEntries(points.map((p) => [p.word, p]));
+      for (let i = 1; i < shown.length; i += 1) assert.ok(at[shown[i - 1]].x <= at[shown[i]].x, `${shown[i - 1]} before ${shown[i]}`);
+      assert.ok(new Set(shown.map((w) => w.split(':')[0])).size > 1, shown.join(' '));
+      console.log(`        envelope: ${shown.length} corners over ${new Set(shown.map((w) => w.split(':')[0])).size} batch sizes, of ${points.length} frontier points`);
+    },
+  },
+  {
+    name: 'predicted vs measured memory: the example trace\'s peak device memory per rank beside the selected config\'s prediction',
+    async run({ page, baseUrl }) {
+      await openExplore(page, baseUrl);
+      await byTestId(page, 'pareto-row').first().click();
+      await page.waitForSelector('[data-testid="config-detail"]');
+      assert.equal(await byTestId(page, 'memory-measured').count(), 0);
+      assert.match(await byTestId(page, 'config-detail').innerText(), /Load a trace in the trace view/);
+      // Load the example in the trace view; the explorer's card follows.
+      await byTestId(page, 'view-trace').click();
+      const before = Number(await byTestId(page, 'trace-status').getAttribute('data-runs'));
+      await byTestId(page, 'load-example').click();
+      await page.waitForFunction((n) => {
+        const s = document.querySelector('[data-testid="trace-status"]');
+        return Number(s?.dataset.runs) > n && s.dataset.state === 'done';
+      }, before, { timeout: 20000 });
+      await byTestId(page, 'view-explore').click();
+      const card = byTestId(page, 'memory-measured');
+      await card.waitFor();
+      // Each rank's largest device_used_bytes, from the file itself.
+      const events = JSON.parse(gunzipSync(readFileSync('public/examples/example-16-ranks.json.gz')).toString());
+      const peak = new Map();
+      for (const e of events) {
+        if (e.event_type === 'sample' && e.device_used_bytes != null) peak.set(e.rank, Math.max(peak.get(e.rank) ?? 0, e.device_used_bytes));
+      }
+      const peaks = [...peak.values()].sort((a, b) => a - b);
+      const median = (peaks[peaks.length / 2 - 1] + peaks[peaks.length / 2]) / 2;
+      assert.equal(await card.getAttribute('data-ranks'), String(peaks.length));
+      assert.equal(Number(await card.getAttribute('data-min-bytes')), peaks[0]);
+      assert.equal(Number(await card.getAttribute('data-max-bytes')), peaks[peaks.length - 1]);
+      assert.equal(Number(await card.getAttribute('data-median-bytes')), median);
+      const c = cliReport([]).pareto[0];
+      const predicted = (c.weights_gb + c.kv_gb + c.transient_gb) * 1e9;
+      assert.ok(Math.abs(Number(await card.getAttribute('data-predicted-bytes')) - predicted) < 1, 'predicted bytes');
+      const pct = ((median - predicted) / predicted) * 100;
+      assert.ok(Math.abs(Number(await card.getAttribute('data-diff-pct')) - pct) < 1e-9, `difference ${pct} %`);
+      const text = await card.innerText();
+      const gib = (b) => (b / 2 ** 30).toFixed(2);
+      assert.ok(text.includes(`${gib(median)} GiB per rank (median; ${gib(peaks[0])}–${gib(peaks[peaks.length - 1])} GiB over 16 ranks)`), text);
+      assert.match(text, /The trace has 16 ranks and this configuration uses 8 PEs/);
+    },
+  },
+  {
+    name: 'calibration: a measurement of the selected config refits the model, the frontier equals explore --calibrate, the link and exports carry it',
+    async run({ page, baseUrl, freshPage }) {
+      await openExplore(page, baseUrl);
+      const first = byTestId(page, 'pareto-row').first();
+      const key = await first.getAttribute('data-key');
+      await first.click();
+      await waitForAttr(page, 'config-detail', 'data-key', key);
+      const predictedNs = Number(await byTestId(page, 'config-detail').getAttribute('data-latency-ns'));
+      assert.equal(await byTestId(page, 'explore-summary').getAttribute('data-calibrated'), 'false');
+      // A value that is not a number is refused beside the input; nothing is swept.
+      const before = await runs(page);
+      await byTestId(page, 'calibrate-input').fill('fast');
+      await byTestId(page, 'calibrate-apply').click();
+      await page.waitForSelector('.calibrate-form .problem');
+      assert.match(await page.locator('.calibrate-form .problem').innerText(), /not a positive number/);
+      assert.equal(await byTestId(page, 'calibration-summary').count(), 0);
+      // Measured twice as slow as predicted: one common factor of 2.
+      const measuredMs = String((predictedNs * 2) / 1e6);
+      await byTestId(page, 'calibrate-input').fill(measuredMs);
+      await byTestId(page, 'calibrate-input').press('Enter');
+      await nextSweep(page, before);
+      const card = byTestId(page, 'calibration-summary');
+      await waitForAttr(page, 'calibration-summary', 'data-measurements', '1');
+      await page.waitForFunction(() => document.querySelector('[data-testid="calibration-summary"]')?.dataset.errorAfterPct);
+      const errBefore = Number(await card.getAttribute('data-error-before-pct'));
+      const errAfter = Number(await card.getAttribute('data-error-after-pct'));
+      assert.ok(Math.abs(errBefore - 50) < 1e-6, `error before ${errBefore}`);
+      assert.ok(errAfter < 1e-6, `error after ${errAfter}`);
+      assert.ok(Math.abs(Number(await card.getAttribute('data-scale-compute')) - 2) < 1e-6);
+      assert.match(await card.innerText(), /calibrated to 1 measurement: compute, memory and network ×2\.000/);
+      assert.equal(await byTestId(page, 'explore-summary').getAttribute('data-calibrated'), 'true');
+      // The calibrated frontier is the CLI's with the same measurement.
+      const measurement = `cfg=${key},latency_ms=${measuredMs},batch=1,s_kv=32768,mode=decode`;
+      const want = await assertFrontier(page, ['--calibrate', measurement]);
+      assert.equal(Number(await card.getAttribute('data-error-before-pct')), want.calibration.error_before_pct);
+      assert.equal(Number(await card.getAttribute('data-error-after-pct')), want.calibration.error_after_pct);
+      assert.ok(Math.abs(want.pareto[0].total_latency_ns - 2 * predictedNs) < 1e-3 * predictedNs);
+      // The selected config's card shows the calibrated latency.
+      await page.waitForFunction((ns) => Math.abs(Number(document.querySelector('[data-testid="config-detail"]').dataset.latencyNs) - ns) < ns * 1e-6,
+        2 * predictedNs);
+      // Exports are named and made with the calibration.
+      const [json] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'explore-export-json').click()]);
+      assert.match(json.suggestedFilename(), /-calibrated\.json$/);
+      assert.equal(readFileSync(await json.path(), 'utf8'), cli(['explore', '--calibrate', measurement, '--format', 'json']).toString());
+      // The link carries the measurement: a fresh profile opens calibrated.
+      await page.waitForTimeout(300);
+      const href = await byTestId(page, 'permalink').getAttribute('href');
+      assert.match(href, /&cal=/);
+      const other = await freshPage();
+      await other.goto(href);
+      await waitForAttr(other, 'explore-status', 'data-state', 'done');
+      await other.waitForFunction(() => document.querySelector('[data-testid="calibration-summary"]')?.dataset.errorAfterPct);
+      assert.equal(Number(await byTestId(other, 'calibration-summary').getAttribute('data-error-after-pct')), want.calibration.error_after_pct);
+      assert.equal(await byTestId(other, 'explore-summary').getAttribute('data-calibrated'), 'true');
+      // Clearing it returns to the model as specified.
+      const cleared = await runs(page);
+      await byTestId(page, 'calibrate-clear').click();
+      await nextSweep(page, cleared);
+      assert.equal(await byTestId(page, 'calibration-summary').count(), 0);
+      assert.equal(await byTestId(page, 'explore-summary').getAttribute('data-calibrated'), 'false');
+      await assertFrontier(page, []);
     },
   },
   {

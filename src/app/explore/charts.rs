@@ -169,6 +169,7 @@ pub fn BatchView() -> impl IntoView {
             data-testid="batch-view"
             data-elapsed-ms=move || format!("{:.1}", explore.batch_ms.get())
             data-runs=move || explore.batch_runs.get().to_string()
+            data-envelope=move || explore.batch.with(|p| p.as_ref().map(|p| p.envelope_text()))
             data-state=move || {
                 if explore.batch_running.get() {
                     "running"
@@ -229,8 +230,10 @@ pub fn BatchView() -> impl IntoView {
                 {tooltip}
             </div>
             <p class="small muted">
-                "Each line is one batch size's frontier (latency, PEs, efficiency). Up and right is better; "
-                "a time-per-output-token objective is the vertical line (users left of it are too slow)."
+                "Up and right is better. Each batch size's frontier configurations are its dots; its step line "
+                "joins those no other of its configurations beats on both axes. The bold black line is the best "
+                "over every batch size, labelled with the batch at each corner. A time-per-output-token "
+                "objective is the vertical line (users left of it are too slow)."
             </p>
         </section>
     }

@@ -6,16 +6,17 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use shardscope_core::explorer::{Evaluation, StageGroup};
+use shardscope_core::explorer::{ConfigScore, Evaluation, StageGroup};
 use shardscope_core::view::config_detail::{
-    bottleneck_sentence, fabric_levels, group_bar, latency_split, pinned_lines, toggle_pin,
-    MemoryBar,
+    bottleneck_sentence, fabric_levels, group_bar, latency_split, memory_versus, pinned_lines,
+    toggle_pin, MeasuredMemory, MemoryBar,
 };
 use shardscope_core::view::explore::{
     config_attributes, latency_text, layer_multiplier, short_key,
 };
 
 use super::super::state::AppState;
+use super::calibration::CalibrateForm;
 use super::charts::SensitivityChart;
 
 fn attr(e: &Evaluation, name: &str) -> String {
@@ -55,6 +56,58 @@ fn stage_group(e: &Evaluation, group: StageGroup, title: String) -> impl IntoVie
             </div>
         }
     })
+}
+
+/// Memory per PE: the bar, and beside it the loaded trace's measured peak per rank
+/// (`memory-measured`), which follows the trace view's run as it loads or changes.
+#[component]
+fn MemoryPanel(c: ConfigScore, budget_gb: f64) -> impl IntoView {
+    let trace = expect_context::<AppState>().trace.run.report;
+    move || {
+        let measured = trace.with(|r| r.as_ref().and_then(|r| MeasuredMemory::of(&r.ranks)));
+        let loaded = trace.with(Option::is_some);
+        let bar = MemoryBar::beside(&c, budget_gb, measured.as_ref());
+        let versus = measured.as_ref().map(|m| memory_versus(&c, &bar, m));
+        let measured_view = match versus {
+            Some(v) => view! {
+                <div
+                    class="memory-measured"
+                    data-testid="memory-measured"
+                    data-ranks=v.measured.ranks.to_string()
+                    data-min-bytes=v.measured.min_bytes.to_string()
+                    data-median-bytes=v.measured.median_bytes.to_string()
+                    data-max-bytes=v.measured.max_bytes.to_string()
+                    data-predicted-bytes=v.predicted_bytes.to_string()
+                    data-diff-pct=v.diff_pct.to_string()
+                >
+                    <p class="small muted measured-key">"Measured peak per rank in the loaded trace, on the same scale (band: smallest to largest rank; bar: median)"</p>
+                    <div class="stage-bar measured-bar" title="measured peak per rank: min to max, median marked">
+                        <span
+                            class="measured-range"
+                            style:left=format!("{:.2}%", v.marks.0)
+                            style:width=format!("{:.2}%", (v.marks.2 - v.marks.0).max(0.4))
+                        ></span>
+                        <span class="measured-median" style:left=format!("{:.2}%", v.marks.1)></span>
+                    </div>
+                    <p class="small">{v.sentence}</p>
+                    {v.world_note.map(|n| view! { <p class="small muted">{n}</p> })}
+                </div>
+            }
+            .into_any(),
+            None if loaded => view! {
+                <p class="small muted">"The loaded trace has no device_used_bytes samples to compare with."</p>
+            }
+            .into_any(),
+            None => view! {
+                <p class="small muted">"Load a trace in the trace view to compare with its measured peak memory per rank."</p>
+            }
+            .into_any(),
+        };
+        view! {
+            {memory_bar(bar)}
+            {measured_view}
+        }
+    }
 }
 
 /// Weights, KV cache and transient buffers per PE against the budget mark.
@@ -116,6 +169,11 @@ fn EvaluationCard(e: Arc<Evaluation>, budget_gb: f64) -> impl IntoView {
     let pinned = move || explore.pinned.with(|p| p.contains(&key_for_label));
     let layers = layer_multiplier(&e);
     let key_for_pin = key.clone();
+    let calibrated = move || {
+        explore
+            .answer
+            .with(|a| a.as_ref().is_some_and(|a| a.report.calibration.is_some()))
+    };
     view! {
         <aside
             class="detail card"
@@ -143,7 +201,7 @@ fn EvaluationCard(e: Arc<Evaluation>, budget_gb: f64) -> impl IntoView {
             </h3>
             <dl class="evidence">
                 <dt>"Latency"</dt>
-                <dd><span class="value">{latency_text(c.total_latency_ns)}</span><span class="meaning">"one step of one request"</span></dd>
+                <dd><span class="value">{latency_text(c.total_latency_ns)}</span><span class="meaning">{move || if calibrated() { "one step of one request, calibrated model" } else { "one step of one request" }}</span></dd>
                 <dt>"Throughput"</dt>
                 <dd><span class="value">{format!("{:.1} tokens/s", c.throughput_tok_s)}</span><span class="meaning">"1 / latency"</span></dd>
                 <dt>"Efficiency"</dt>
@@ -169,8 +227,9 @@ fn EvaluationCard(e: Arc<Evaluation>, budget_gb: f64) -> impl IntoView {
                 <span class="segment-key bound-network"></span>"network"
             </div>
             <h4>"Memory per PE"</h4>
-            {memory_bar(MemoryBar::of(&c, budget_gb))}
+            <MemoryPanel c=c.clone() budget_gb=budget_gb />
             <SensitivityChart />
+            <CalibrateForm topology=e.topology predicted_ns=c.total_latency_ns />
             <div class="detail-actions">
                 <button
                     type="button"

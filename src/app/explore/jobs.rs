@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use shardscope_core::view::explore::{resolve, FieldError, Points};
+use shardscope_core::view::explore::{export_stem, resolve, FieldError, Points};
 
 use super::super::download::save_text;
 use super::super::state::{AppState, Explored, Phase};
@@ -308,12 +308,9 @@ pub fn evaluate_pinned(state: AppState, workers: WorkersHandle) {
 pub fn export(state: AppState, workers: WorkersHandle, format: ExportFormat) {
     let explore = state.explore;
     let all = explore.infeasible.get_untracked();
-    let name = explore.answer.with_untracked(|a| {
-        a.as_ref().map_or_else(
-            || "shardscope-explore".to_string(),
-            |a| format!("shardscope-explore-{}-{}", a.report.model, a.report.machine),
-        )
-    });
+    let name = explore
+        .answer
+        .with_untracked(|a| export_stem(a.as_ref().map(|a| &a.report)));
     let name = format!(
         "{name}{}.{}",
         if all { "-all" } else { "" },

@@ -3,10 +3,12 @@
 //!
 //! Module map: [`jobs`] (sweeps, breakdowns, exports), [`settings`] (the settings
 //! column), [`scatter`] (the canvas), [`detail`] (the selected and pinned
-//! configurations), [`scenarios`] (kept settings compared on the scatter), this module (layout, summary, frontier table). What is computed or decided lives in the core
+//! configurations), [`scenarios`] (kept settings compared on the scatter), [`calibration`] (the model fitted
+//! to measurements), this module (layout, summary, frontier table). What is computed or decided lives in the core
 //! (`view::explore`, `view::scatter`).
 
 pub mod all;
+pub mod calibration;
 pub mod charts;
 pub mod custom;
 pub mod detail;
@@ -19,7 +21,9 @@ use leptos::ev::KeyboardEvent;
 use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::explorer::{ConfigScore, Mode};
-use shardscope_core::view::explore::{latency_text, objective_stat, pareto_rows_html, short_key};
+use shardscope_core::view::explore::{
+    calibration_stat, calibration_text, latency_text, objective_stat, pareto_rows_html, short_key,
+};
 use wasm_bindgen::JsCast;
 
 use super::sort_header::sort_header;
@@ -27,6 +31,7 @@ use super::state::{AppState, ParetoSort, Phase, View};
 use super::tasks::Later;
 use super::workers::WorkersHandle;
 use all::AllConfigs;
+use calibration::CalibrationSummary;
 use charts::BatchView;
 use detail::{ConfigDetail, PinnedCompare};
 use jobs::evaluate;
@@ -76,6 +81,7 @@ fn Summary() -> impl IntoView {
             data-feasible=attr(|a| a.report.total_feasible.to_string())
             data-pareto=attr(|a| a.report.pareto.len().to_string())
             data-elapsed-ms=attr(|a| format!("{:.1}", a.elapsed_ms))
+            data-calibrated=attr(|a| a.report.calibration.is_some().to_string())
         >
             {stat("configurations", |a| a.report.total_enumerated.to_string())}
             {stat("fit and place", |a| a.report.total_feasible.to_string())}
@@ -88,6 +94,14 @@ fn Summary() -> impl IntoView {
                 a.report.pareto.first().map_or_else(|| "–".to_string(), |c| latency_text(c.total_latency_ns))
             })}
             {stat("sweep time", |a| format!("{:.0} ms", a.elapsed_ms))}
+            {move || explore.answer.with(|a| {
+                a.as_ref().and_then(|a| a.report.calibration.as_ref()).map(|c| view! {
+                    <div class="stat calibrated" title=calibration_text(c)>
+                        <span class="stat-value">{calibration_stat(c)}</span>
+                        <span class="stat-label">"calibrated"</span>
+                    </div>
+                })
+            })}
         </section>
     }
 }
@@ -244,6 +258,7 @@ pub fn ExploreView() -> impl IntoView {
                     <section class="card scatter-card" aria-label="Latency against PEs">
                         <Scatter />
                     </section>
+                    <CalibrationSummary />
                     <ScenarioPanel />
                     <Later>
                         <div class="below-timeline">

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 use shardscope_core::explorer::MAX_SCENARIOS;
+use shardscope_core::view::explore::ExploreSettings;
 use shardscope_core::view::scenarios::{
     clean_name, names, style, table_cells, table_header, Scenario,
 };
@@ -39,7 +40,12 @@ pub fn ScenarioPanel() -> impl IntoView {
         if full() || invalid() {
             return;
         }
-        let settings = explore.settings.get_untracked();
+        // A scenario is the uncalibrated model (its text, its link and `--scenario`
+        // carry no measurements).
+        let settings = ExploreSettings {
+            calibration: Vec::new(),
+            ..explore.settings.get_untracked()
+        };
         explore.scenarios.update(|l| {
             l.push(Scenario {
                 name: String::new(),

@@ -7,7 +7,7 @@ use leptos::ev::Event;
 use leptos::prelude::*;
 use shardscope_core::explorer::{EfficiencyMode, Mode, Scope, MACHINE_PRESETS, MODEL_PRESETS};
 use shardscope_core::view::custom::Subject;
-use shardscope_core::view::explore::ExploreSettings;
+use shardscope_core::view::explore::{export_stem, ExploreSettings};
 
 use super::super::download::save_page_canvas_png;
 use super::super::state::{AppState, Phase};
@@ -354,17 +354,9 @@ fn ExploreExports() -> impl IntoView {
     let explore = state.explore;
     let none = move || explore.answer.with(Option::is_none);
     let on_png = move |_| {
-        let name = explore.answer.with_untracked(|a| {
-            a.as_ref().map_or_else(
-                || "shardscope-explore.png".to_string(),
-                |a| {
-                    format!(
-                        "shardscope-explore-{}-{}.png",
-                        a.report.model, a.report.machine
-                    )
-                },
-            )
-        });
+        let name = explore
+            .answer
+            .with_untracked(|a| format!("{}.png", export_stem(a.as_ref().map(|a| &a.report))));
         if let Err(e) = save_page_canvas_png("scatter-canvas", "the scatter", &name) {
             explore
                 .problem

@@ -190,6 +190,9 @@ pub struct BatchPlane {
     /// (decode: TPOT ≤ X ms needs 1000 / X; prefill: TTFT ≤ X ms needs prompt · 1000 / X).
     pub guide: Option<(String, f64)>,
     pub series: Vec<BatchSeries>,
+    /// The frontier of every batch size's points together in this plane, as (series,
+    /// point) by tokens/s per user ascending: the best a deployment can do at any batch.
+    pub envelope: Vec<(usize, usize)>,
 }
 
 /// One batch size's points.
@@ -199,6 +202,49 @@ pub struct BatchSeries {
     pub points: Vec<(f64, f64)>,
     /// Each point's configuration (short key).
     pub keys: Vec<String>,
+    /// The points no other point of this batch size beats on both axes (indices, by
+    /// tokens/s per user ascending): the series' 2-D frontier in this plane.
+    pub frontier: Vec<usize>,
+}
+
+/// Whether a plane point can be drawn on log axes.
+fn drawable((x, y): (f64, f64)) -> bool {
+    x > 0.0 && y > 0.0 && x.is_finite() && y.is_finite()
+}
+
+/// The points (more is better on both axes) that no other point matches on one axis and
+/// beats on the other, by the first coordinate ascending (so the second descends); equal
+/// points are all kept, points that cannot be drawn are left out.
+pub fn frontier_2d(points: &[(f64, f64)]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..points.len()).filter(|&i| drawable(points[i])).collect();
+    // Right to left, the higher first: every point that could dominate one comes before it.
+    order.sort_by(|&a, &b| {
+        points[b]
+            .0
+            .total_cmp(&points[a].0)
+            .then(points[b].1.total_cmp(&points[a].1))
+    });
+    let mut kept = Vec::new();
+    // The highest point so far (among equals, the rightmost: the first seen).
+    let mut best: Option<(f64, f64)> = None;
+    for i in order {
+        let (x, y) = points[i];
+        let dominated = best.is_some_and(|(bx, by)| by > y || (by == y && bx > x));
+        if !dominated {
+            if best.is_none_or(|(_, by)| y > by) {
+                best = Some((x, y));
+            }
+            kept.push(i);
+        }
+    }
+    kept.sort_by(|&a, &b| {
+        points[a]
+            .0
+            .total_cmp(&points[b].0)
+            .then(points[b].1.total_cmp(&points[a].1))
+            .then(a.cmp(&b))
+    });
+    kept
 }
 
 impl BatchPlane {
@@ -236,10 +282,63 @@ impl BatchPlane {
                         .iter()
                         .map(|c| short_key(&c.config.as_topology(report.s_kv, report.mode)))
                         .collect(),
+                    frontier: Vec::new(),
                 })
                 .collect(),
+            envelope: Vec::new(),
         }
+        .with_frontiers()
     }
+
+    /// Each series' 2-D frontier and the envelope over all of them.
+    fn with_frontiers(mut self) -> BatchPlane {
+        for series in &mut self.series {
+            series.frontier = frontier_2d(&series.points);
+        }
+        // Only a series' own frontier can be on the envelope.
+        let candidates: Vec<(usize, usize)> = self
+            .series
+            .iter()
+            .enumerate()
+            .flat_map(|(b, s)| s.frontier.iter().map(move |&k| (b, k)))
+            .collect();
+        let points: Vec<(f64, f64)> = candidates
+            .iter()
+            .map(|&(b, k)| self.series[b].points[k])
+            .collect();
+        self.envelope = frontier_2d(&points)
+            .into_iter()
+            .map(|i| candidates[i])
+            .collect();
+        self
+    }
+
+    /// The envelope as `B:KEY` words (`data-envelope` of `batch-view`).
+    pub fn envelope_text(&self) -> String {
+        self.envelope
+            .iter()
+            .filter_map(|&(b, k)| {
+                let s = self.series.get(b)?;
+                Some(format!("{}:{}", s.batch, s.keys.get(k)?))
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// A monotone step line through frontier corners sorted by x ascending (y descending),
+/// in CSS px: each corner, then straight down to the next one's height and across to it
+/// (the edge of what the corners dominate).
+fn step_line(corners: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut line = Vec::with_capacity(corners.len() * 2);
+    for (i, &(x, y)) in corners.iter().enumerate() {
+        if i > 0 {
+            let (px, _) = corners[i - 1];
+            line.push((px, y));
+        }
+        line.push((x, y));
+    }
+    line
 }
 
 /// Where the batch view's plot is and what its log axes span.
@@ -350,13 +449,6 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
     };
     let BatchAxes { x0, x1, y0, y1, .. } = axes;
     let ((xl, xh), (yl, yh)) = (axes.user, axes.per_pe);
-    let points: Vec<(usize, f64, f64)> = plane
-        .series
-        .iter()
-        .enumerate()
-        .flat_map(|(b, r)| r.points.iter().map(move |&(x, y)| (b, x, y)))
-        .filter(|(_, x, y)| *x > 0.0 && *y > 0.0 && x.is_finite() && y.is_finite())
-        .collect();
     for t in log_ticks(xl, xh, x1 - x0) {
         let x = log_pos(t, xl, xh, x0, x1);
         scene.line(vec![(x * s, y0 * s), (x * s, y1 * s)], palette::GRID, s);
@@ -416,21 +508,21 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
     }
     let n = plane.series.len().max(2) as f64 - 1.0;
     let color_of = |b: usize| -> Rgba { efficiency_color(0.1 + 0.8 * b as f64 / n) };
+    let at = |p: (f64, f64)| {
+        let (x, y) = axes.pos(p);
+        (x * s, y * s)
+    };
     for (b, r) in plane.series.iter().enumerate() {
-        let mut pts: Vec<(f64, f64)> = points
-            .iter()
-            .filter(|p| p.0 == b)
-            .map(|p| (log_pos(p.1, xl, xh, x0, x1), log_pos(p.2, yl, yh, y1, y0)))
-            .collect();
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         let c = color_of(b);
-        scene.line(
-            pts.iter().map(|(x, y)| (x * s, y * s)).collect(),
-            c.alpha(0.7),
-            1.5 * s,
-        );
-        for (x, y) in &pts {
-            scene.circle(x * s, y * s, 3.4 * s, c, true);
+        // Every frontier config of this batch size, faint; its 2-D frontier as a step line.
+        for &p in r.points.iter().filter(|p| drawable(**p)) {
+            let (x, y) = at(p);
+            scene.circle(x, y, 2.2 * s, c.alpha(0.35), true);
+        }
+        let corners: Vec<(f64, f64)> = r.frontier.iter().map(|&k| at(r.points[k])).collect();
+        scene.line(step_line(&corners), c.alpha(0.8), 1.5 * s);
+        for &(x, y) in &corners {
+            scene.circle(x, y, 3.4 * s, c, true);
         }
         // Legend, right of the plot.
         let ly = y0 + 4.0 + 15.0 * b as f64;
@@ -444,6 +536,36 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
                 palette::INK,
                 (HAlign::Left, VAlign::Middle),
             );
+        }
+    }
+    // The envelope over every batch size, bold, each corner labelled with its batch
+    // (a label that would overlap the last one drawn is left out).
+    let corners: Vec<(f64, f64, u32)> = plane
+        .envelope
+        .iter()
+        .filter_map(|&(b, k)| {
+            let series = plane.series.get(b)?;
+            let (x, y) = at(*series.points.get(k)?);
+            Some((x, y, series.batch))
+        })
+        .collect();
+    let xy: Vec<(f64, f64)> = corners.iter().map(|&(x, y, _)| (x, y)).collect();
+    scene.line(step_line(&xy), palette::INK, 2.5 * s);
+    let mut last_label: Option<(f64, f64)> = None;
+    for &(x, y, batch) in &corners {
+        scene.circle(x, y, 4.6 * s, palette::INK, false);
+        let clear = last_label
+            .is_none_or(|(lx, ly)| (x - lx).abs() > 38.0 * s || (y - ly).abs() > 13.0 * s);
+        if clear {
+            scene.text(
+                x + 5.0 * s,
+                y - 4.0 * s,
+                format!("B={batch}"),
+                font,
+                palette::INK,
+                (HAlign::Left, VAlign::Bottom),
+            );
+            last_label = Some((x, y));
         }
     }
     scene
@@ -542,5 +664,84 @@ mod tests {
         assert_eq!(plane.series[b].points[k], target);
         assert_eq!(plane.series[2].keys.len(), plane.series[2].points.len());
         assert_eq!(rate_label(450.0), "450");
+    }
+
+    /// Whether `q` beats `p` in the plane (as good on both axes, better on one).
+    fn beats(q: (f64, f64), p: (f64, f64)) -> bool {
+        q.0 >= p.0 && q.1 >= p.1 && (q.0 > p.0 || q.1 > p.1)
+    }
+
+    #[test]
+    fn a_2d_frontier_keeps_exactly_the_unbeaten_points_in_order() {
+        let pts = [
+            (1.0, 5.0),
+            (2.0, 4.0),
+            (2.0, 3.0), // beaten by (2, 4)
+            (3.0, 4.0), // beats (2, 4)
+            (4.0, 1.0),
+            (4.0, 1.0), // equal: both kept
+            (0.5, 5.0), // beaten by (1, 5)
+            (f64::NAN, 9.0),
+            (-1.0, 9.0),
+        ];
+        assert_eq!(frontier_2d(&pts), vec![0, 3, 4, 5]);
+        assert_eq!(frontier_2d(&[]), Vec::<usize>::new());
+        assert_eq!(
+            step_line(&[(0.0, 0.0), (10.0, 5.0), (20.0, 9.0)]),
+            vec![
+                (0.0, 0.0),
+                (0.0, 5.0),
+                (10.0, 5.0),
+                (10.0, 9.0),
+                (20.0, 9.0)
+            ]
+        );
+        // Against the definition on scattered points.
+        let cloud: Vec<(f64, f64)> = (0..200u32)
+            .map(|i| (f64::from((i * 37) % 101), f64::from((i * 53) % 89)))
+            .collect();
+        let kept = frontier_2d(&cloud);
+        for (i, &p) in cloud.iter().enumerate() {
+            let unbeaten = !cloud.iter().any(|&q| beats(q, p));
+            assert_eq!(kept.contains(&i), unbeaten, "{p:?}");
+        }
+        assert!(kept.windows(2).all(|w| cloud[w[0]].0 <= cloud[w[1]].0));
+    }
+
+    #[test]
+    fn the_envelope_is_the_frontier_of_every_batch_together() {
+        let req = resolve(&ExploreSettings::default()).unwrap();
+        let rep = batch_sweep(&req.model, &req.machine, &req.sweep, &[1, 4, 16, 64, 256]).unwrap();
+        let plane = BatchPlane::from_report(&rep);
+        let all: Vec<(usize, usize)> = plane
+            .series
+            .iter()
+            .enumerate()
+            .flat_map(|(b, s)| (0..s.points.len()).map(move |k| (b, k)))
+            .collect();
+        let point = |(b, k): (usize, usize)| plane.series[b].points[k];
+        assert!(!plane.envelope.is_empty());
+        for &(b, k) in &all {
+            let unbeaten = !all.iter().any(|&q| beats(point(q), point((b, k))));
+            assert_eq!(plane.envelope.contains(&(b, k)), unbeaten);
+            let own = !plane.series[b]
+                .points
+                .iter()
+                .any(|&q| beats(q, point((b, k))));
+            assert_eq!(plane.series[b].frontier.contains(&k), own);
+        }
+        // More than one batch size is on the envelope, each corner labelled.
+        let batches: std::collections::BTreeSet<u32> = plane
+            .envelope
+            .iter()
+            .map(|&(b, _)| plane.series[b].batch)
+            .collect();
+        assert!(batches.len() > 1, "{batches:?}");
+        let scene = batch_scene(&plane, 900.0, 320.0, 1.0);
+        let first = plane.series[plane.envelope[0].0].batch;
+        assert!(scene.texts().contains(&format!("B={first}").as_str()));
+        let text = plane.envelope_text();
+        assert_eq!(text.split(' ').count(), plane.envelope.len());
+        assert!(text.starts_with(&format!("{first}:cp")), "{text}");
     }
 }

@@ -3,9 +3,12 @@
 //! budget, the fabric levels used, each pinned configuration's latency split, and the
 //! pin list's rule (at most [`MAX_PINNED`], the oldest dropped). The page writes these.
 
+use serde::{Deserialize, Serialize};
+
 use crate::explorer::{ConfigScore, Evaluation, StageGroup};
 
 use super::explore::{bottleneck, latency_text, stage_bars};
+use super::lod::RankSummary;
 use super::permalink::MAX_PINNED;
 
 /// Pins `key`, or unpins it when it is pinned; a fourth pin drops the oldest.
@@ -114,6 +117,8 @@ pub fn fabric_levels(e: &Evaluation) -> String {
 /// on one scale (the larger of the two, so an overflow shows past the mark).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryBar {
+    /// The bar's full width, GB (the larger of use, budget and a measured peak).
+    pub scale_gb: f64,
     /// (CSS class, label, GB, width percent), in stacking order.
     pub segments: [(&'static str, &'static str, f64, f64); 3],
     /// Where the budget mark sits, percent.
@@ -126,10 +131,18 @@ pub struct MemoryBar {
 
 impl MemoryBar {
     pub fn of(c: &ConfigScore, budget_gb: f64) -> MemoryBar {
+        MemoryBar::beside(c, budget_gb, None)
+    }
+
+    /// The bar on a scale that also holds a trace's measured peak (see
+    /// [`MemoryVersus::marks`]).
+    pub fn beside(c: &ConfigScore, budget_gb: f64, measured: Option<&MeasuredMemory>) -> MemoryBar {
         let used_gb = c.weights_gb + c.kv_gb + c.transient_gb;
-        let scale = used_gb.max(budget_gb).max(1e-9);
+        let measured_gb = measured.map_or(0.0, |m| m.max_bytes as f64 / 1e9);
+        let scale = used_gb.max(budget_gb).max(measured_gb).max(1e-9);
         let pct = |gb: f64| gb / scale * 100.0;
         MemoryBar {
+            scale_gb: scale,
             segments: [
                 ("mem-weights", "weights", c.weights_gb, pct(c.weights_gb)),
                 ("mem-kv", "KV cache", c.kv_gb, pct(c.kv_gb)),
@@ -147,6 +160,117 @@ impl MemoryBar {
                 c.hbm_utilization * 100.0
             ),
         }
+    }
+}
+
+/// The peak device memory a loaded trace measured, over its ranks: each rank's largest
+/// `device_used_bytes`, then the smallest, median and largest of those.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredMemory {
+    /// Ranks with a `device_used_bytes` sample (and ranks in the trace).
+    pub ranks: usize,
+    pub ranks_in_trace: usize,
+    pub min_bytes: i64,
+    /// The middle rank's peak (the mean of the two middle ones for an even count).
+    pub median_bytes: f64,
+    pub max_bytes: i64,
+}
+
+impl MeasuredMemory {
+    /// `None` when no rank has a sample with device memory in use.
+    pub fn of(ranks: &[RankSummary]) -> Option<MeasuredMemory> {
+        let mut peaks: Vec<i64> = ranks.iter().filter_map(|r| r.peak_used_bytes).collect();
+        peaks.sort_unstable();
+        let (&min_bytes, &max_bytes) = (peaks.first()?, peaks.last()?);
+        let n = peaks.len();
+        let median_bytes = if n % 2 == 1 {
+            peaks[n / 2] as f64
+        } else {
+            (peaks[n / 2 - 1] as f64 + peaks[n / 2] as f64) / 2.0
+        };
+        Some(MeasuredMemory {
+            ranks: n,
+            ranks_in_trace: ranks.len(),
+            min_bytes,
+            median_bytes,
+            max_bytes,
+        })
+    }
+}
+
+/// Bytes per GiB (measured memory is told in GiB, as allocators and `nvidia-smi` do).
+pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// A configuration's predicted memory per PE against a trace's measured peak per rank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryVersus {
+    pub measured: MeasuredMemory,
+    /// Weights + KV + transient per PE, bytes.
+    pub predicted_bytes: f64,
+    /// Median measured − predicted, bytes and per cent of predicted.
+    pub diff_bytes: f64,
+    pub diff_pct: f64,
+    /// "Measured in the loaded trace: 61.20 GiB per rank (median; 58.00–63.10 GiB over 16
+    /// ranks) against 55.30 GiB predicted: +5.90 GiB (+10.7 %)."
+    pub sentence: String,
+    /// Said when the trace's world size is not the configuration's PE count.
+    pub world_note: Option<String>,
+    /// Where the measured min, median and max sit on the memory bar, percent.
+    pub marks: (f64, f64, f64),
+}
+
+/// Compare `c`'s predicted memory per PE with `measured`, on `bar`'s scale.
+pub fn memory_versus(c: &ConfigScore, bar: &MemoryBar, measured: &MeasuredMemory) -> MemoryVersus {
+    let predicted_bytes = (c.weights_gb + c.kv_gb + c.transient_gb) * 1e9;
+    let diff_bytes = measured.median_bytes - predicted_bytes;
+    let diff_pct = if predicted_bytes > 0.0 {
+        diff_bytes / predicted_bytes * 100.0
+    } else {
+        0.0
+    };
+    let gib = |b: f64| format!("{:.2} GiB", b / GIB);
+    let sign = if diff_bytes >= 0.0 { "+" } else { "−" };
+    let range = if measured.ranks == 1 {
+        "one rank".to_string()
+    } else {
+        format!(
+            "{:.2}–{} over {} ranks",
+            measured.min_bytes as f64 / GIB,
+            gib(measured.max_bytes as f64),
+            measured.ranks
+        )
+    };
+    let sentence = format!(
+        "Measured in the loaded trace: {} per rank ({}{range}) against {} predicted \
+         (weights + KV + transient): {sign}{} ({sign}{:.1} %).",
+        gib(measured.median_bytes),
+        if measured.ranks == 1 { "" } else { "median; " },
+        gib(predicted_bytes),
+        gib(diff_bytes.abs()),
+        diff_pct.abs()
+    );
+    let world = measured.ranks_in_trace;
+    let world_note = (u64::try_from(world).ok() != Some(c.pes_used)).then(|| {
+        format!(
+            "The trace has {world} rank{} and this configuration uses {} PEs: the comparison \
+             holds only if each rank ran one PE's share of this configuration.",
+            if world == 1 { "" } else { "s" },
+            c.pes_used
+        )
+    });
+    let pct = |b: f64| b / 1e9 / bar.scale_gb.max(1e-9) * 100.0;
+    MemoryVersus {
+        measured: *measured,
+        predicted_bytes,
+        diff_bytes,
+        diff_pct,
+        sentence,
+        world_note,
+        marks: (
+            pct(measured.min_bytes as f64),
+            pct(measured.median_bytes),
+            pct(measured.max_bytes as f64),
+        ),
     }
 }
 
@@ -261,6 +385,69 @@ mod tests {
         assert_eq!(over.segments.map(|s| s.3), [60.0, 30.0, 10.0]);
         c.reason = "memory".into();
         assert!(pinned_lines(&c).1.ends_with(" · infeasible: memory"));
+    }
+
+    fn rank(rank: i64, peak: Option<i64>) -> RankSummary {
+        RankSummary {
+            rank,
+            samples: 10,
+            markers: 0,
+            peak_gap_bytes: None,
+            peak_gap_ts_ns: None,
+            peak_used_bytes: peak,
+            intervals: 0,
+        }
+    }
+
+    #[test]
+    fn measured_memory_is_compared_with_the_prediction_in_gib() {
+        assert_eq!(MeasuredMemory::of(&[]), None);
+        assert_eq!(MeasuredMemory::of(&[rank(0, None)]), None);
+        let g = GIB as i64;
+        let ranks: Vec<RankSummary> =
+            [Some(12 * g), Some(10 * g), None, Some(11 * g), Some(16 * g)]
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| rank(i as i64, p))
+                .collect();
+        let m = MeasuredMemory::of(&ranks).unwrap();
+        assert_eq!((m.ranks, m.ranks_in_trace), (4, 5));
+        assert_eq!((m.min_bytes, m.max_bytes), (10 * g, 16 * g));
+        assert_eq!(m.median_bytes, 11.5 * GIB);
+        let e = evaluation("cp1.tp8.pp1.dp1.split.TP.pe.pe.kv");
+        let mut c = e.config.clone();
+        // 10 GiB predicted: 10.737… GB.
+        (c.weights_gb, c.kv_gb, c.transient_gb) = (10.0 * GIB / 1e9, 0.0, 0.0);
+        c.pes_used = 8;
+        let bar = MemoryBar::beside(&c, 12.0, Some(&m));
+        assert!(
+            (bar.scale_gb - 16.0 * GIB / 1e9).abs() < 1e-9,
+            "the measured max fits the bar"
+        );
+        let v = memory_versus(&c, &bar, &m);
+        assert!((v.diff_bytes - 1.5 * GIB).abs() < 1e-3);
+        assert!((v.diff_pct - 15.0).abs() < 1e-9);
+        assert_eq!(
+            v.sentence,
+            "Measured in the loaded trace: 11.50 GiB per rank (median; 10.00–16.00 GiB over 4 ranks) \
+             against 10.00 GiB predicted (weights + KV + transient): +1.50 GiB (+15.0 %)."
+        );
+        assert!(v
+            .world_note
+            .as_deref()
+            .unwrap()
+            .starts_with("The trace has 5 ranks and this configuration uses 8 PEs"));
+        assert!((v.marks.2 - 100.0).abs() < 1e-9 && (v.marks.0 - 62.5).abs() < 1e-9);
+        // Fewer measured than predicted, on a trace of as many ranks as PEs.
+        let eight: Vec<RankSummary> = (0..8).map(|i| rank(i, Some(5 * g))).collect();
+        let m = MeasuredMemory::of(&eight).unwrap();
+        let v = memory_versus(&c, &MemoryBar::beside(&c, 12.0, Some(&m)), &m);
+        assert!(
+            v.sentence.ends_with(": −5.00 GiB (−50.0 %)."),
+            "{}",
+            v.sentence
+        );
+        assert_eq!(v.world_note, None);
     }
 
     #[test]

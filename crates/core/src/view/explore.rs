@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 use crate::explorer::DEFAULT_BASELINE;
-use crate::explorer::{calibrate, explore, Calibration, ExploreReport, Measured, Measurement};
+use crate::explorer::{
+    calibrate, explore, Calibration, CalibrationRow, ExploreReport, Measured, Measurement,
+};
 use crate::explorer::{
     ConfigScore, EfficiencyMode, Evaluation, ExplorerError, FfnShardScope, KvShardMode,
     MachineParams, Mode, ModelConfig, PlacementKind, RingVariant, Scope, ScoreOptions, Sla,
@@ -221,6 +223,59 @@ pub fn calibration_text(c: &Calibration) -> String {
         "calibrated to {n} measurement{plural}: {scales}; mean error {:.1} % → {:.1} %",
         c.error_before_pct, c.error_after_pct
     )
+}
+
+/// The file name (without extension) of the explorer's exports:
+/// `shardscope-explore-MODEL-MACHINE`, with `-calibrated` when the model was calibrated.
+pub fn export_stem(report: Option<&ExploreReport>) -> String {
+    match report {
+        None => "shardscope-explore".to_string(),
+        Some(r) => format!(
+            "shardscope-explore-{}-{}{}",
+            r.model,
+            r.machine,
+            if r.calibration.is_some() {
+                "-calibrated"
+            } else {
+                ""
+            }
+        ),
+    }
+}
+
+/// The summary's figure for a calibration: the common factor ("×1.84") or how many
+/// factors were fitted ("3 factors").
+pub fn calibration_stat(c: &Calibration) -> String {
+    if c.fitted == 1 {
+        format!("×{:.2}", c.scales.compute)
+    } else {
+        format!("{} factors", c.fitted)
+    }
+}
+
+/// A signed error in per cent, one decimal ("+12.5 %", "−3.0 %", "0.0 %").
+pub fn signed_pct(pct: f64) -> String {
+    let rounded = (pct * 10.0).round() / 10.0;
+    if rounded > 0.0 {
+        format!("+{rounded:.1} %")
+    } else if rounded < 0.0 {
+        format!("−{:.1} %", -rounded)
+    } else {
+        "0.0 %".to_string()
+    }
+}
+
+/// The cells of a calibration table row: configuration, measured, predicted before,
+/// its error, predicted after, its error.
+pub fn calibration_cells(row: &CalibrationRow) -> [String; 6] {
+    [
+        row.config.clone(),
+        latency_text(row.measured_latency_ms * 1e6),
+        latency_text(row.predicted_before_ms * 1e6),
+        signed_pct(row.error_before_pct),
+        latency_text(row.predicted_after_ms * 1e6),
+        signed_pct(row.error_after_pct),
+    ]
 }
 
 /// What a measurement typed on the page gives.
@@ -1240,6 +1295,58 @@ mod tests {
             ..ExploreSettings::default()
         };
         assert_eq!(resolve(&bad).unwrap_err()[0].field, "calibrate");
+    }
+
+    #[test]
+    fn calibration_figures_are_signed_and_name_the_fit() {
+        assert_eq!(signed_pct(12.54), "+12.5 %");
+        assert_eq!(signed_pct(-3.0), "−3.0 %");
+        assert_eq!(signed_pct(-0.04), "0.0 %");
+        assert_eq!(signed_pct(0.0), "0.0 %");
+        let row = CalibrationRow {
+            config: "cp=2,tp=4".into(),
+            measured_latency_ms: 10.0,
+            predicted_before_ms: 5.0,
+            predicted_after_ms: 10.0,
+            error_before_pct: -50.0,
+            error_after_pct: 0.0,
+        };
+        assert_eq!(
+            calibration_cells(&row),
+            [
+                "cp=2,tp=4".to_string(),
+                "10.000 ms".into(),
+                "5.000 ms".into(),
+                "−50.0 %".into(),
+                "10.000 ms".into(),
+                "0.0 %".into()
+            ]
+        );
+        let mut fit = Calibration {
+            scales: TimeScales::uniform(2.0),
+            fitted: 1,
+            determined: [true; 3],
+            rows: vec![row],
+            error_before_pct: 50.0,
+            error_after_pct: 0.0,
+        };
+        assert_eq!(calibration_stat(&fit), "×2.00");
+        let (mut report, _) = resolve(&ExploreSettings::default())
+            .unwrap()
+            .explore(false)
+            .unwrap();
+        assert_eq!(export_stem(None), "shardscope-explore");
+        assert_eq!(
+            export_stem(Some(&report)),
+            "shardscope-explore-llama3.1-70b-h200-hgx"
+        );
+        report.calibration = Some(fit.clone());
+        assert_eq!(
+            export_stem(Some(&report)),
+            "shardscope-explore-llama3.1-70b-h200-hgx-calibrated"
+        );
+        fit.fitted = 3;
+        assert_eq!(calibration_stat(&fit), "3 factors");
     }
 
     #[test]

@@ -126,6 +126,8 @@ pub struct RankSeries {
     pub gap_bytes: Vec<i64>,
     /// Collective marker times, ascending.
     pub marker_ts_ns: Vec<i64>,
+    /// The largest `device_used_bytes` of any sample (`None`: no sample has it).
+    pub peak_used_bytes: Option<i64>,
     pyramid: MinMaxPyramid,
 }
 
@@ -138,6 +140,7 @@ impl RankSeries {
             ts_ns,
             gap_bytes,
             marker_ts_ns,
+            peak_used_bytes: None,
             pyramid: MinMaxPyramid::default(),
         }
     }
@@ -321,6 +324,9 @@ pub struct RankSummary {
     /// The largest gap (bytes), `None` without samples.
     pub peak_gap_bytes: Option<i64>,
     pub peak_gap_ts_ns: Option<i64>,
+    /// The largest device memory in use (`device_used_bytes`) of any sample.
+    #[serde(default)]
+    pub peak_used_bytes: Option<i64>,
     /// Attributed intervals on this rank.
     pub intervals: u64,
 }
@@ -353,6 +359,10 @@ impl TimelineIndex {
                 series.marker_ts_ns.push(e.timestamp_ns);
             }
             if source.is_sample() {
+                if let Some(used) = e.device_used_bytes() {
+                    series.peak_used_bytes =
+                        Some(series.peak_used_bytes.map_or(used, |p| p.max(used)));
+                }
                 if let (Some(used), Some(reserved)) =
                     (e.device_used_bytes(), e.allocator_reserved_bytes())
                 {
@@ -499,6 +509,7 @@ impl TimelineIndex {
                     markers: s.marker_ts_ns.len() as u64,
                     peak_gap_bytes: peak.map(|(_, &g)| g),
                     peak_gap_ts_ns: peak.map(|(i, _)| s.ts_ns[i]),
+                    peak_used_bytes: s.peak_used_bytes,
                     intervals: rows.iter().filter(|r| r.rank == s.rank).count() as u64,
                 }
             })
@@ -601,6 +612,7 @@ mod tests {
             ts_ns: ts,
             gap_bytes: gap,
             marker_ts_ns: markers.to_vec(),
+            peak_used_bytes: None,
         }
     }
 
