@@ -401,6 +401,27 @@ export const tests = [
     },
   },
   {
+    name: 'a selected config that ties lists the group; a click on a member selects it',
+    async run({ page, baseUrl }) {
+      await openExplore(page, baseUrl);
+      const first = byTestId(page, 'pareto-row').first();
+      const key = await first.getAttribute('data-key');
+      await first.click();
+      await waitForAttr(page, 'config-detail', 'data-key', key);
+      const ties = byTestId(page, 'config-ties');
+      assert.equal(await ties.getAttribute('data-ties'), '8');
+      await ties.locator('summary').click();
+      const listed = await ties.locator('li code').allInnerTexts();
+      const tied = await page.locator(`[data-testid="pareto-row"][data-tied-to="${key}"]`).evaluateAll((rs) => rs.map((r) => r.dataset.key));
+      assert.deepEqual(listed, tied);
+      await ties.locator('li button').nth(2).click();
+      await waitForAttr(page, 'config-detail', 'data-key', tied[2]);
+      assert.equal(await byTestId(page, 'config-ties').getAttribute('data-ties'), '8');
+      const again = await byTestId(page, 'config-ties').locator('li code').allTextContents();
+      assert.ok(again.includes(key), `${key} in ${again.join(' ')}`);
+    },
+  },
+  {
     name: 'the batch view\'s bold envelope is the 2-D frontier of shardscope explore --batch-sweep over every batch size',
     async run({ page, baseUrl }) {
       await openExplore(page, baseUrl);

@@ -111,7 +111,7 @@ pub struct ExploreArgs {
     /// cp2.tp4.pp1.dp1.split.TP+CP.pe.pe.qoml) and latency_ms=X or tok_s=Y, optionally
     /// batch=, s_kv=, mode= (default: this command's). The compute, memory and network
     /// times are scaled (one common factor for one or two measurements, three for more).
-    #[arg(long, value_name = "cfg=KEY,latency_ms=X", conflicts_with_all = ["batch_sweep", "scenario"])]
+    #[arg(long, value_name = "cfg=KEY,latency_ms=X", conflicts_with = "scenario")]
     pub calibrate: Vec<String>,
 }
 

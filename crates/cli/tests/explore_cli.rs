@@ -592,6 +592,29 @@ fn calibrate_scales_the_sweep_to_a_measurement() {
             x["total_latency_ns"].as_f64().unwrap() / y["total_latency_ns"].as_f64().unwrap();
         assert!(rel(ratio, 0.5) < 1e-9, "{ratio}");
     }
+    // The batch sweep takes the calibration too, and says so.
+    let batches = |extra: &[&str]| {
+        let mut args = vec![
+            "explore",
+            "--model",
+            "llama3.1-8b",
+            "--batch-sweep",
+            "1,8",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        json(&args)
+    };
+    let (plain_b, cal_b) = (batches(&[]), batches(&["--calibrate", &arg]));
+    assert!(plain_b.get("time_scales").is_none());
+    assert!(rel(cal_b["time_scales"]["compute"].as_f64().unwrap(), 0.5) < 1e-9);
+    let first = |v: &serde_json::Value| {
+        v["batches"][1]["pareto"][0]["total_latency_ns"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(rel(first(&cal_b) / first(&plain_b), 0.5) < 1e-9);
     let r = run(&["explore", "--model", "llama3.1-8b", "--calibrate", &arg]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(

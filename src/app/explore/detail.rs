@@ -12,12 +12,14 @@ use shardscope_core::view::config_detail::{
     toggle_pin, MeasuredMemory, MemoryBar,
 };
 use shardscope_core::view::explore::{
-    config_attributes, latency_text, layer_multiplier, short_key,
+    config_attributes, latency_text, layer_multiplier, short_key, tied_keys,
 };
 
 use super::super::state::AppState;
+use super::super::workers::WorkersHandle;
 use super::calibration::CalibrateForm;
 use super::charts::SensitivityChart;
+use super::jobs::evaluate;
 
 fn attr(e: &Evaluation, name: &str) -> String {
     config_attributes(&e.config)
@@ -169,6 +171,9 @@ fn EvaluationCard(e: Arc<Evaluation>, budget_gb: f64) -> impl IntoView {
     let pinned = move || explore.pinned.with(|p| p.contains(&key_for_label));
     let layers = layer_multiplier(&e);
     let key_for_pin = key.clone();
+    let key_for_ties = key.clone();
+    let state = expect_context::<AppState>();
+    let workers = expect_context::<WorkersHandle>();
     let calibrated = move || {
         explore
             .answer
@@ -211,6 +216,44 @@ fn EvaluationCard(e: Arc<Evaluation>, budget_gb: f64) -> impl IntoView {
                 <dt>"Fabric levels"</dt>
                 <dd><span class="value">{fabric_levels(&e)}</span></dd>
             </dl>
+            {move || {
+                let tied = explore
+                    .answer
+                    .with(|a| a.as_ref().map(|a| tied_keys(&a.report.pareto, &key_for_ties)))
+                    .unwrap_or_default();
+                (!tied.is_empty()).then(|| {
+                    let n = tied.len();
+                    let items = tied
+                        .into_iter()
+                        .map(|k| {
+                            let select_key = k.clone();
+                            view! {
+                                <li>
+                                    <button
+                                        type="button"
+                                        class="link-button"
+                                        on:click=move |_| {
+                                            explore.selected.set(Some(select_key.clone()));
+                                            evaluate(state, workers, select_key.clone());
+                                        }
+                                    >
+                                        <code>{k}</code>
+                                    </button>
+                                </li>
+                            }
+                        })
+                        .collect_view();
+                    view! {
+                        <details class="config-ties small" data-testid="config-ties" data-ties=(n + 1).to_string()>
+                            <summary>
+                                {format!("×{} — ties with {n} other frontier configuration{} on latency, PEs and efficiency", n + 1, if n == 1 { "" } else { "s" })}
+                            </summary>
+                            <p class="muted">"They differ only in KV layout, FFN scope or placement; any of them is as good."</p>
+                            <ul>{items}</ul>
+                        </details>
+                    }
+                })
+            }}
             {(!c.reason.is_empty()).then(|| view! {
                 <p class="problem">{format!("Infeasible: {}", c.reason)}</p>
             })}

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::calibrate::TimeScales;
 use super::error::ExplorerError;
 use super::machine::MachineParams;
 use super::model::ModelConfig;
@@ -73,6 +74,9 @@ pub struct BatchSweepReport {
     /// The SLA, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sla: Option<Sla>,
+    /// The calibration's time scales the scores were made with (only when calibrated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_scales: Option<TimeScales>,
     /// One result per batch size, in the order asked.
     pub batches: Vec<BatchResult>,
 }
@@ -140,6 +144,7 @@ pub fn batch_sweep(
         scope: req.options.scope,
         efficiency: req.options.efficiency,
         sla: req.sla.filter(|s| !s.is_empty()),
+        time_scales: (!req.options.scales.is_identity()).then_some(req.options.scales),
         batches: out,
     })
 }

@@ -934,6 +934,31 @@ pub fn ties(rows: &[ConfigScore]) -> Vec<Tie> {
     out
 }
 
+/// The short keys of the frontier configurations that tie with the one keyed `key` on
+/// every objective (latency, PEs, efficiency), itself left out, in frontier order.
+pub fn tied_keys(pareto: &[ConfigScore], key: &str) -> Vec<String> {
+    let keys: Vec<String> = pareto
+        .iter()
+        .map(|c| short_key(&c.as_topology(0, Mode::Decode)))
+        .collect();
+    let Some(at) = keys.iter().position(|k| k == key) else {
+        return Vec::new();
+    };
+    let group: Vec<usize> = match &ties(pareto)[at] {
+        Tie::Alone => return Vec::new(),
+        Tie::First { members } => members.clone(),
+        Tie::Member { first } => match &ties(pareto)[*first] {
+            Tie::First { members } => members.clone(),
+            _ => return Vec::new(),
+        },
+    };
+    group
+        .into_iter()
+        .filter(|&i| i != at)
+        .map(|i| keys[i].clone())
+        .collect()
+}
+
 /// The hover text of a group's badge: what ties and who.
 pub fn tie_title(keys: &[&str]) -> String {
     format!(
@@ -1295,6 +1320,27 @@ mod tests {
             ..ExploreSettings::default()
         };
         assert_eq!(resolve(&bad).unwrap_err()[0].field, "calibrate");
+    }
+
+    #[test]
+    fn a_selected_config_lists_the_configs_it_ties_with() {
+        let (report, _) = resolve(&ExploreSettings::default())
+            .unwrap()
+            .explore(false)
+            .unwrap();
+        let key = |c: &ConfigScore| short_key(&c.as_topology(0, Mode::Decode));
+        let first = key(&report.pareto[0]);
+        let others = tied_keys(&report.pareto, &first);
+        // The default sweep opens with eight configs at 5.480 ms.
+        assert_eq!(others.len(), 7);
+        assert!(!others.contains(&first));
+        // From a member, the group is the same, the first included.
+        let back = tied_keys(&report.pareto, &others[3]);
+        assert_eq!(back.len(), 7);
+        assert!(back.contains(&first) && !back.contains(&others[3]));
+        // Alone in a frontier of one.
+        assert!(tied_keys(&report.pareto[..1], &first).is_empty());
+        assert!(tied_keys(&report.pareto, "cp1").is_empty());
     }
 
     #[test]
