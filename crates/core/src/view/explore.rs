@@ -265,11 +265,12 @@ pub fn signed_pct(pct: f64) -> String {
     }
 }
 
-/// The cells of a calibration table row: configuration, measured, predicted before,
+/// The cells of a calibration table row: configuration (items spaced, so it wraps
+/// between them), measured, predicted before,
 /// its error, predicted after, its error.
 pub fn calibration_cells(row: &CalibrationRow) -> [String; 6] {
     [
-        row.config.clone(),
+        row.config.replace(',', ", "),
         latency_text(row.measured_latency_ms * 1e6),
         latency_text(row.predicted_before_ms * 1e6),
         signed_pct(row.error_before_pct),
@@ -1360,7 +1361,7 @@ mod tests {
         assert_eq!(
             calibration_cells(&row),
             [
-                "cp=2,tp=4".to_string(),
+                "cp=2, tp=4".to_string(),
                 "10.000 ms".into(),
                 "5.000 ms".into(),
                 "−50.0 %".into(),
