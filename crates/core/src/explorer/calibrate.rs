@@ -78,6 +78,15 @@ pub struct Measurement {
     pub measured: Measured,
 }
 
+impl Measurement {
+    /// The same configuration (knobs, batch, sequence length, mode), measured in the same
+    /// unit.
+    pub fn same_kind(&self, other: &Measurement) -> bool {
+        self.config == other.config
+            && std::mem::discriminant(&self.measured) == std::mem::discriminant(&other.measured)
+    }
+}
+
 /// Predicted against measured for one measurement, before and after the fit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CalibrationRow {

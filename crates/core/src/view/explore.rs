@@ -312,7 +312,8 @@ pub fn measurement_text(topo: &TopologyConfig, unit: MeasuredUnit, value: &str) 
 
 impl ExploreSettings {
     /// Calibrate to what `topo` measured (replacing an earlier measurement of the same
-    /// configuration); the value is checked as `--calibrate` checks it.
+    /// configuration in the same unit: a latency and a throughput of one configuration
+    /// are both kept); the value is checked as `--calibrate` checks it.
     pub fn add_measurement(
         &mut self,
         topo: &TopologyConfig,
@@ -322,7 +323,7 @@ impl ExploreSettings {
         let text = measurement_text(topo, unit, value);
         let m = parse_measurement(&text, topo)?;
         self.calibration
-            .retain(|t| parse_measurement(t, topo).map_or(true, |old| old.config != m.config));
+            .retain(|t| parse_measurement(t, topo).map_or(true, |old| !old.same_kind(&m)));
         self.calibration.push(text);
         Ok(())
     }
@@ -1293,12 +1294,19 @@ mod tests {
         settings
             .add_measurement(&topo, MeasuredUnit::TokS, "5")
             .unwrap();
-        // The same configuration again replaces the first measurement.
+        // A latency of the same configuration is kept beside its throughput; a second
+        // latency replaces the first.
+        settings
+            .add_measurement(&topo, MeasuredUnit::LatencyMs, "1000")
+            .unwrap();
+        assert_eq!(settings.calibration.len(), 2);
         let three_times = format!("{}", first.latency_ms() * 3.0);
         settings
             .add_measurement(&topo, MeasuredUnit::LatencyMs, &three_times)
             .unwrap();
-        assert_eq!(settings.calibration.len(), 1);
+        assert_eq!(settings.calibration.len(), 2);
+        assert!(settings.calibration[0].contains(",tok_s=5,"));
+        settings.calibration.remove(0);
         assert!(settings.calibration[0].starts_with(&format!("cfg={key},latency_ms=")));
         assert!(settings.calibration[0].ends_with(",batch=1,s_kv=32768,mode=decode"));
         let req = resolve(&settings).unwrap();
