@@ -115,6 +115,9 @@ pub enum RequestBody {
     },
     /// The current results as `shardscope attribute` prints them ([`ResponseBody::Exported`]).
     Export { format: ExportFormat },
+    /// The loaded run as Chrome trace-event JSON, as `shardscope attribute --perfetto`
+    /// writes it ([`ResponseBody::Exported`]).
+    ExportPerfetto,
     /// Sweep every configuration ([`ResponseBody::Explored`]); the worker keeps the
     /// request for `Evaluate` and `ExportExplore`.
     Explore { request: Box<ExploreRequest> },

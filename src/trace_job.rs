@@ -4,6 +4,7 @@
 //! any file again.
 
 use shardscope_core::analysis::compare::RunFacts;
+use shardscope_core::analysis::perfetto::{self, to_perfetto};
 use shardscope_core::analysis::{
     export, load_traces, on_reference_clock, reattribute, session_clocks, AnalyzeError,
     AnalyzeSettings, Attribution,
@@ -284,6 +285,14 @@ impl TraceJob {
     }
 
     /// The current results exactly as `shardscope attribute --format …` prints them.
+    /// The run as `shardscope attribute --perfetto FILE` writes it.
+    pub fn perfetto(&self) -> String {
+        match &self.attribution {
+            Some(a) => to_perfetto(&self.dataset, a),
+            None => perfetto::EMPTY.to_string(),
+        }
+    }
+
     pub fn export(&self, format: ExportFormat) -> String {
         let results = self
             .attribution

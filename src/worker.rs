@@ -254,6 +254,12 @@ fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> 
             },
             None => no_trace(),
         }),
+        RequestBody::ExportPerfetto => JOB.with(|j| match j.borrow().as_ref() {
+            Some(job) => ResponseBody::Exported {
+                text: job.perfetto(),
+            },
+            None => no_trace(),
+        }),
         RequestBody::Explore { request } => match ExploreJob::run(*request) {
             Ok((job, answer)) => {
                 EXPLORE.with(|e| *e.borrow_mut() = Some(job));

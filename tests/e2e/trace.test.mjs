@@ -232,6 +232,19 @@ export const tests = [
         const want = cli(['attribute', file, '--preset', 'high', '--format', format]);
         assert.equal(got.toString(), want.toString(), `${id} equals shardscope attribute --format ${format}`);
       }
+      // Perfetto: byte for byte `attribute --perfetto FILE`, and trace-event JSON.
+      {
+        const [download] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'export-perfetto').click()]);
+        assert.equal(download.suggestedFilename(), 'shardscope-attribution-high.perfetto.json');
+        const out = path.join(mkdtempSync(path.join(tmpdir(), 'perfetto-')), 'run.json');
+        cli(['attribute', file, '--preset', 'high', '--perfetto', out]);
+        const got = readFileSync(await download.path(), 'utf8');
+        assert.equal(got, readFileSync(out, 'utf8'), 'export-perfetto equals attribute --perfetto');
+        const events = JSON.parse(got).traceEvents;
+        const slices = events.filter((e) => e.ph === 'X');
+        assert.equal(slices.length, expectedRows('markers_some_ranks', 'high').length);
+        assert.ok(events.some((e) => e.ph === 'C') && events.some((e) => e.ph === 'i'));
+      }
       const [download] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'export-json').click()]);
       const exported = rowsWithText(readFileSync(await download.path(), 'utf8'));
       assert.deepEqual(
@@ -281,6 +294,15 @@ export const tests = [
         assert.equal(download.suggestedFilename(), `shardscope-attribution-medium-aligned-clocks.${format}`);
         const got = readFileSync(await download.path()).toString();
         assert.equal(got, cli(['attribute', file, '--align-clocks', '--format', format]).toString(), `${id} equals attribute --align-clocks`);
+      }
+      {
+        const [download] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'export-perfetto').click()]);
+        assert.equal(download.suggestedFilename(), 'shardscope-attribution-medium-aligned-clocks.perfetto.json');
+        const out = path.join(mkdtempSync(path.join(tmpdir(), 'perfetto-')), 'run.json');
+        cli(['attribute', file, '--align-clocks', '--perfetto', out]);
+        const got = readFileSync(await download.path(), 'utf8');
+        assert.equal(got, readFileSync(out, 'utf8'), 'export-perfetto equals attribute --align-clocks --perfetto');
+        assert.equal(JSON.parse(got).otherData.aligned_clocks, true);
       }
       // Lanes alone: the results are stormlog's again, the lanes stay aligned.
       await change(page, () => byTestId(page, 'align-attribute-toggle').uncheck());

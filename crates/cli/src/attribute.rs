@@ -1,6 +1,7 @@
 //! `shardscope attribute`: load traces, run stormlog's collective attribution, print.
 
 use clap::Args;
+use shardscope_core::analysis::perfetto::to_perfetto;
 use shardscope_core::analysis::{analyze, export, Analysis, AnalyzeSettings, Attribution};
 use shardscope_core::attribution::{OverrideValue, Preset};
 use shardscope_core::trace::Dataset;
@@ -21,6 +22,11 @@ pub struct AttributeArgs {
     /// Output format (json is stormlog's result list).
     #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Json)]
     pub format: Format,
+    /// Beyond stormlog: also write the run as Chrome trace-event JSON to FILE, to open in
+    /// Perfetto beside kernel traces (per-rank counters of the hidden-memory gap, used and
+    /// reserved memory; intervals as slices; markers as instants).
+    #[arg(long, value_name = "FILE")]
+    pub perfetto: Option<String>,
 }
 
 /// How a run is attributed: stormlog's options and ours (`attribute`, `compare`).
@@ -91,7 +97,14 @@ pub fn attribute_run(
 }
 
 pub fn run(args: &AttributeArgs) -> Result<String, CliError> {
-    let (_, attribution) = attribute_run("shardscope attribute", &args.paths, &args.options)?;
+    let (dataset, attribution) = attribute_run("shardscope attribute", &args.paths, &args.options)?;
+    if let Some(file) = &args.perfetto {
+        std::fs::write(file, to_perfetto(&dataset, &attribution)).map_err(|e| CliError {
+            message: format!("cannot write {file}: {e}"),
+            file: Some(file.clone()),
+            ..CliError::default()
+        })?;
+    }
     let results = attribution.results;
     Ok(match args.format {
         Format::Json => export::to_json(&results),

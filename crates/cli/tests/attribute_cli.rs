@@ -215,3 +215,41 @@ fn empty_results_exit_0() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stdout_json(&out), Value::Array(Vec::new()));
 }
+
+/// `--perfetto FILE`: the run as trace-event JSON beside the usual output, one slice per
+/// interval the JSON lists; an unwritable file exits 2 naming it.
+#[test]
+#[allow(clippy::unwrap_used)]
+fn perfetto_writes_the_run_beside_the_results() {
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../public/examples/example-16-ranks.json.gz");
+    let example = example.to_str().unwrap();
+    let dir = std::env::temp_dir().join(format!("shardscope-perfetto-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("run.perfetto.json");
+    let out = shardscope(&["attribute", example, "--perfetto", file.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = stdout_json(&out);
+    let plain = stdout_json(&shardscope(&["attribute", example]));
+    assert_eq!(results, plain, "the usual output is unchanged");
+    let trace = read_json(&file);
+    let slices: Vec<&Value> = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .collect();
+    assert_eq!(slices.len(), results.as_array().unwrap().len());
+    assert!(slices
+        .iter()
+        .all(|e| e["args"]["classification"].is_string()));
+    let bad = dir.join("missing-folder/run.json");
+    let out = shardscope(&["attribute", example, "--perfetto", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write"));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -564,6 +564,34 @@ pub fn request_overview(state: AppState, workers: WorkersHandle, columns: u32, r
 
 /// Download the results as `shardscope attribute --format json|csv` prints them.
 pub fn export(state: AppState, workers: WorkersHandle, format: ExportFormat) {
+    download(
+        state,
+        workers,
+        RequestBody::Export { format },
+        format.extension(),
+        format.mime(),
+    );
+}
+
+/// Download the run as Chrome trace-event JSON (`shardscope attribute --perfetto`).
+pub fn export_perfetto(state: AppState, workers: WorkersHandle) {
+    download(
+        state,
+        workers,
+        RequestBody::ExportPerfetto,
+        "perfetto.json",
+        "application/json",
+    );
+}
+
+/// Ask the trace worker for an export and save its text as `shardscope-attribution-…`.
+fn download(
+    state: AppState,
+    workers: WorkersHandle,
+    request: RequestBody,
+    extension: &'static str,
+    mime: &'static str,
+) {
     let Some(client) = workers.with_value(|w| w.trace_worker()) else {
         return;
     };
@@ -573,25 +601,22 @@ pub fn export(state: AppState, workers: WorkersHandle, format: ExportFormat) {
         .run
         .report
         .with_untracked(|r| r.as_ref().is_some_and(|r| r.align_clocks));
-    let name = export_file_name(preset.as_str(), aligned, format.extension());
-    client.request(
-        RequestBody::Export { format },
-        move |response| match response {
-            ResponseBody::Exported { text } => {
-                if let Err(e) = save_text(&name, &text, format.mime()) {
-                    trace
-                        .run
-                        .problems
-                        .update(|p| p.push(Problem::general(format!("The download failed: {e}"))));
-                }
-            }
-            ResponseBody::Error { message } => {
+    let name = export_file_name(preset.as_str(), aligned, extension);
+    client.request(request, move |response| match response {
+        ResponseBody::Exported { text } => {
+            if let Err(e) = save_text(&name, &text, mime) {
                 trace
                     .run
                     .problems
-                    .update(|p| p.push(Problem::general(message)));
+                    .update(|p| p.push(Problem::general(format!("The download failed: {e}"))));
             }
-            _ => {}
-        },
-    );
+        }
+        ResponseBody::Error { message } => {
+            trace
+                .run
+                .problems
+                .update(|p| p.push(Problem::general(message)));
+        }
+        _ => {}
+    });
 }

@@ -14,7 +14,7 @@ use super::super::download::save_page_canvas_png;
 use super::super::state::{AppState, Phase, Problem, RunSlot};
 use super::super::workers::WorkersHandle;
 use super::input::{fetch_example, named_blobs, EXAMPLE_NAME};
-use super::jobs::{cancel, export, load_files};
+use super::jobs::{cancel, export, export_perfetto, load_files};
 use crate::protocol::{ExportFormat, NamedBlob, TraceReport};
 use shardscope_core::view::trace_status::{
     progress_fraction, progress_text, warnings_title, RunSummary,
@@ -367,6 +367,16 @@ pub fn TraceExports() -> impl IntoView {
             <div class="button-row">
                 {button("export-json", "JSON", "Exactly what `shardscope attribute --format json` prints", ExportFormat::Json)}
                 {button("export-csv", "CSV", "Exactly what `shardscope attribute --format csv` prints", ExportFormat::Csv)}
+                <button
+                    type="button"
+                    class="button"
+                    data-testid="export-perfetto"
+                    disabled=none
+                    title="The run as Chrome trace-event JSON (shardscope attribute --perfetto FILE): open it in ui.perfetto.dev beside your kernel traces"
+                    on:click=move |_| export_perfetto(state, workers)
+                >
+                    "Perfetto"
+                </button>
                 <button
                     type="button"
                     class="button"

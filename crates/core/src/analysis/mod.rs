@@ -10,6 +10,7 @@
 
 pub mod compare;
 pub mod export;
+pub mod perfetto;
 pub mod row;
 
 use serde::{Deserialize, Serialize};
