@@ -933,6 +933,34 @@ mod tests {
     }
 
     #[test]
+    fn every_escape_decodes_to_its_character() {
+        // Each of JSON's two-character escapes, a \u escape and a surrogate pair (U+1F600,
+        // whose halves are D83D DE00: any other arithmetic on them gives another char).
+        let (t, _) =
+            parse(r#"["\"\\\/\b\f\n\r\t", "\u00e9\u0041", "\ud83d\ude00", "\ud800\udc00"] "#)
+                .unwrap_or_else(|e| panic!("{e:?}"));
+        let texts: Vec<String> = t
+            .elements(0)
+            .map(|i| t.text_of(t.nodes[i]).into_owned())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "\"\\/\u{8}\u{c}\n\r\t".to_string(),
+                "éA".to_string(),
+                "\u{1F600}".to_string(),
+                "\u{10000}".to_string()
+            ]
+        );
+        for bad in [r#""\x""#, r#""\a""#, r#""\u12g4""#] {
+            assert!(
+                matches!(parse(&format!("{bad} ")), Err(ParseError::Syntax { .. })),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
     fn integers_keep_64_bits_and_flag_bigger_ones() {
         let (t, _) = parse("[9223372036854775807, -9223372036854775808, 9223372036854775808, 1700000000000000001 ]")
             .unwrap_or_else(|e| panic!("{e:?}"));

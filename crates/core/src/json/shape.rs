@@ -372,6 +372,28 @@ mod tests {
             let id = parse(&mut tape, other, true)?;
             assert!(id != sample && id != marker);
         }
+        // A layout learned from an infinite number is used again (Infinity and -Infinity
+        // end where their word does, not where a number would; a NaN record gets no
+        // layout, as NaN never verifies equal to itself).
+        for word in ["Infinity", "-Infinity"] {
+            let mut tape = Tape::default();
+            let text = format!(
+                r#"{{"t": {word}, "host": "node0", "free": null, "m": {{"backend": "cuda"}}, "xs": [1, 2.5]}}"#
+            );
+            let learned = parse(&mut tape, text.as_bytes(), true)?;
+            assert_eq!(
+                parse(&mut tape, text.as_bytes(), true),
+                Ok(learned),
+                "{word}"
+            );
+            let hits = tape
+                .shapes
+                .list
+                .iter()
+                .find(|l| l.id == learned)
+                .map(|l| l.hits);
+            assert_eq!(hits, Some(1), "{word}: the second record took the layout");
+        }
         Ok(())
     }
 
