@@ -137,6 +137,10 @@ impl Problem {
             K::NotFound => {
                 Some("Drop the folder's trace files, or a telemetry-sink folder with its manifest.")
             }
+            K::Archive => Some(
+                "Zip, tar and tar.gz archives are read here: this one is damaged or unpacks to \
+                 too much. Unpack it and drop its files, or use the command line.",
+            ),
         };
         Problem {
             file: e.file.clone(),

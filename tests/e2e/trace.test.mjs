@@ -2,7 +2,8 @@
 // presets, settings re-runs without re-reading, folders, sessions, exports, permalinks,
 // the timeline's navigation and pixels, a 100 MB load that never blocks the page, and
 // hosting under a sub-path.
-import { createWriteStream, readFileSync, statSync, mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, readFileSync, statSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { assert, assertNoGrossLongTask, byTestId, cli, GUARD, watchLongTasks, ROOT, waitForAttr } from './assert.mjs';
@@ -215,6 +216,38 @@ export const tests = [
       assert.equal(await error.getAttribute('data-file'), 'inv_malformed_json.json');
       const want = JSON.parse(readFileSync(path.join(FIXTURES, 'expected/inv_malformed_json.error.json'), 'utf8'));
       assert.ok((await error.innerText()).includes(want.error), await error.innerText());
+      await assertRowsMatch(page, expectedRows('sync_markers_type', 'medium'));
+    },
+  },
+  {
+    name: 'a zip and a tar.gz of per-rank files attribute as the folder, on the page and with attribute',
+    async run({ page, baseUrl }) {
+      await open(page, baseUrl);
+      const dir = mkdtempSync(path.join(tmpdir(), 'archives-'));
+      const folder = path.join(TRACES, 'tui_per_rank_files');
+      const zip = path.join(dir, 'run.zip');
+      const tgz = path.join(dir, 'run.tar.gz');
+      execFileSync('python3', ['-c', `import sys, zipfile, tarfile, os
+src, zp, tp = sys.argv[1:4]
+with zipfile.ZipFile(zp, 'w', zipfile.ZIP_DEFLATED) as z:
+    for n in sorted(os.listdir(src)): z.write(os.path.join(src, n), 'run/' + n)
+with tarfile.open(tp, 'w:gz') as t:
+    t.add(src, arcname='run')`, folder, zip, tgz]);
+      const want = cli(['attribute', folder]).toString();
+      for (const archive of [zip, tgz]) {
+        assert.equal(cli(['attribute', archive]).toString(), want, `attribute ${path.basename(archive)}`);
+        await pick(page, archive);
+        const [download] = await Promise.all([page.waitForEvent('download'), byTestId(page, 'export-json').click()]);
+        assert.equal(readFileSync(await download.path(), 'utf8'), want, `the page on ${path.basename(archive)}`);
+      }
+      await assertRowsMatch(page, expectedRows('tui_per_rank_files', 'medium'));
+      // A broken archive is named in the error; nothing else is lost.
+      const broken = path.join(dir, 'broken.zip');
+      writeFileSync(broken, 'PK\x03\x04 not an archive');
+      await pick(page, [broken, path.join(TRACES, 'sync_markers_type.json')]);
+      const error = page.locator('.problem').filter({ hasText: 'broken.zip' });
+      await error.first().waitFor();
+      assert.match(await error.first().innerText(), /not a readable archive/);
       await assertRowsMatch(page, expectedRows('sync_markers_type', 'medium'));
     },
   },

@@ -144,7 +144,7 @@ pub fn CompareInput() -> impl IntoView {
                 class="visually-hidden"
                 type="file"
                 multiple
-                accept=".json,.jsonl,.csv,.gz,application/json,text/csv"
+                accept=".json,.jsonl,.csv,.gz,.zip,.tar,.tgz,application/json,text/csv,application/zip,application/x-tar,application/gzip"
                 data-testid="compare-b-input"
                 aria-label="Choose run B's trace files"
                 tabindex="-1"

@@ -98,8 +98,8 @@ pub fn TraceInput() -> impl IntoView {
             <h2 id="input-title">"Traces"</h2>
             <p class="muted small">
                 "Drop stormlog files or folders anywhere on this page: per-rank JSON/JSONL/CSV \
-                 exports, gzip, a telemetry sink folder, telemetry_timeline.json. They are read \
-                 here, never uploaded."
+                 exports, gzip, a telemetry sink folder, telemetry_timeline.json, or a zip, tar \
+                 or tar.gz of them. They are read here, never uploaded."
             </p>
             <div class="button-row">
                 <button type="button" class="button primary" on:click=open(file_ref)>
@@ -118,7 +118,7 @@ pub fn TraceInput() -> impl IntoView {
                 class="visually-hidden"
                 type="file"
                 multiple
-                accept=".json,.jsonl,.csv,.gz,application/json,text/csv"
+                accept=".json,.jsonl,.csv,.gz,.zip,.tar,.tgz,application/json,text/csv,application/zip,application/x-tar,application/gzip"
                 data-testid="trace-file-input"
                 aria-label="Choose trace files"
                 tabindex="-1"

@@ -22,6 +22,9 @@ pub enum LoadErrorKind {
     Session,
     /// A path that does not exist or holds nothing to load.
     NotFound,
+    /// An archive (zip, tar, tar.gz) that cannot be read, or unpacks to more than the
+    /// limit (beyond stormlog, which reads no archive).
+    Archive,
 }
 
 /// A failure to load one input, located as precisely as possible.

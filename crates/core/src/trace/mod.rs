@@ -2,6 +2,7 @@
 //! compact per-session event lists, with stormlog 0.4.3's validation; and the other
 //! artifacts stormlog's TUI reads (CSV exports, `telemetry_timeline.json`).
 
+pub mod archive;
 pub mod csv;
 pub mod error;
 pub mod event;

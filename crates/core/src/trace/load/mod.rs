@@ -32,6 +32,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::archive::{ArchiveFs, MAX_ARCHIVE_BYTES};
 use super::csv::{load_csv, CsvTarget};
 use super::error::{LoadError, LoadErrorKind, LoadWarning};
 use super::event::{Event, Events, Sources, StrId, Strings, NO_STR};
@@ -192,6 +193,12 @@ pub fn load(
     options: &LoadOptions,
     progress: &mut dyn FnMut(&LoadProgress),
 ) -> LoadOutcome {
+    // Archives among the paths are read as folders of their members.
+    let mut archive_errors = Vec::new();
+    let archives = ArchiveFs::open(fs, paths, MAX_ARCHIVE_BYTES, &mut archive_errors);
+    let fs: &dyn TraceFs = if archives.is_empty() { fs } else { &archives };
+    let loadable = archives.loadable(paths);
+    let paths = loadable.as_slice();
     let mut loader = Loader {
         fs,
         parallel: options.parallel,
@@ -206,6 +213,7 @@ pub fn load(
         warnings: Vec::new(),
     };
     let mut outcome = LoadOutcome::default();
+    outcome.errors.extend(archive_errors);
     let single = paths.len() == 1 && is_single_input(fs, &paths[0]);
     let (sessions, default_selected, mode) = if single {
         let path = &paths[0];
