@@ -6,6 +6,7 @@ mod attribute;
 mod compare;
 mod error;
 mod explore;
+mod report;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -32,6 +33,9 @@ enum Command {
     Align(align::AlignArgs),
     /// Compare two runs rank by rank: spikes by class, peak and total gap (beyond stormlog).
     Compare(compare::CompareArgs),
+    /// Publish a run as a static folder (the page, the traces, an index) and print the
+    /// link that opens it with these settings (beyond stormlog).
+    Report(report::ReportArgs),
     /// Sweep every parallelism configuration and print the Pareto frontier.
     Explore(explore::ExploreArgs),
     /// Vary one knob at a time around a baseline configuration.
@@ -57,6 +61,7 @@ impl Command {
             Command::Attribute(_) => "attribute",
             Command::Align(_) => "align",
             Command::Compare(_) => "compare",
+            Command::Report(_) => "report",
             Command::Explore(_) => "explore",
             Command::Sensitivity(_) => "sensitivity",
             Command::Completions { .. } => "completions",
@@ -83,6 +88,10 @@ fn main() -> ExitCode {
         Command::Compare(a) => {
             let format = a.format;
             (compare::run(&a), format)
+        }
+        Command::Report(a) => {
+            let format = a.format;
+            (report::run(&a), format)
         }
         Command::Explore(a) => {
             let format = a.settings.format;
@@ -150,7 +159,13 @@ fn argument_error(e: &clap::Error, args: &[OsString]) -> ExitCode {
         .filter(|a| {
             matches!(
                 *a,
-                "attribute" | "align" | "compare" | "explore" | "sensitivity" | "completions"
+                "attribute"
+                    | "align"
+                    | "compare"
+                    | "report"
+                    | "explore"
+                    | "sensitivity"
+                    | "completions"
             )
         })
         .unwrap_or("");

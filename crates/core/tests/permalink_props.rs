@@ -12,6 +12,7 @@ use shardscope_core::view::permalink::{
     CompareLink, ExploreLink, Link, TraceLink, View, MAX_PINNED,
 };
 use shardscope_core::view::scenarios::Scenario;
+use shardscope_core::view::source::Source;
 use shardscope_core::view::timeline::TimeWindow;
 
 /// Any text with something besides white space in it (session ids, file names).
@@ -49,7 +50,15 @@ fn trace_link() -> impl Strategy<Value = TraceLink> {
         rank_filter(),
         prop::option::of((0i64..i64::MAX / 2, 1i64..i64::MAX / 2)),
         prop::option::of((any::<i64>(), any::<i64>())),
-        prop::collection::vec(name(), 0..4),
+        (
+            prop::collection::vec(name(), 0..4),
+            prop::option::of(prop::sample::select(vec![
+                Source::Folder("traces/".into()),
+                Source::File("run.json.gz".into()),
+                Source::Folder("/runs/2026-12-04/".into()),
+                Source::File("a b/ç.json".into()),
+            ])),
+        ),
     )
         .prop_map(
             |(
@@ -61,7 +70,7 @@ fn trace_link() -> impl Strategy<Value = TraceLink> {
                 ranks,
                 window,
                 selected,
-                files,
+                (files, src),
             )| TraceLink {
                 preset,
                 overrides: fields
@@ -77,6 +86,7 @@ fn trace_link() -> impl Strategy<Value = TraceLink> {
                 window: window.map(|(a, len)| TimeWindow::new(a, a + len)),
                 selected,
                 files,
+                src,
             },
         )
 }
@@ -206,6 +216,7 @@ proptest! {
             window: None,
             selected: None,
             align_lanes: false,
+            src: None,
             ..run_b
         };
         let compare = CompareLink { settings, axis };

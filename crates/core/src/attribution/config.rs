@@ -433,6 +433,28 @@ impl OverrideValue {
         OverrideValue::Text(text.to_string())
     }
 
+    /// The text [`parse_cli`](Self::parse_cli) reads back as this value (what a link or
+    /// the page's override field holds): a string that would read as something else, or
+    /// has spaces around it, is written as a JSON string.
+    pub fn link_text(&self) -> String {
+        match self {
+            OverrideValue::Int(v) => v.to_string(),
+            OverrideValue::Float(v) => format!("{v:?}"),
+            OverrideValue::Bool(b) => b.to_string(),
+            OverrideValue::Null => "null".to_string(),
+            OverrideValue::Text(s) => {
+                let plain = s.trim() == s
+                    && !s.is_empty()
+                    && OverrideValue::parse_cli(s) == OverrideValue::Text(s.clone());
+                if plain {
+                    s.clone()
+                } else {
+                    serde_json::to_string(s).unwrap_or_default()
+                }
+            }
+        }
+    }
+
     fn python_type(&self) -> &'static str {
         match self {
             OverrideValue::Int(_) => "int",
@@ -514,6 +536,34 @@ mod tests {
             Some("2.5")
         );
         assert_eq!(c.field_text("nope"), None);
+    }
+
+    #[test]
+    fn link_texts_read_back_as_the_same_value() {
+        let values = [
+            OverrideValue::Int(-7),
+            OverrideValue::Float(1.0),
+            OverrideValue::Float(0.65),
+            OverrideValue::Float(1e300),
+            OverrideValue::Bool(true),
+            OverrideValue::Null,
+            OverrideValue::Text("abc".into()),
+            OverrideValue::Text("12".into()),
+            OverrideValue::Text("true".into()),
+            OverrideValue::Text(" x".into()),
+            OverrideValue::Text(String::new()),
+            OverrideValue::Text("\"q\"".into()),
+        ];
+        for v in values {
+            assert_eq!(
+                OverrideValue::parse_cli(&v.link_text()),
+                v,
+                "{}",
+                v.link_text()
+            );
+        }
+        assert_eq!(OverrideValue::Float(1.0).link_text(), "1.0");
+        assert_eq!(OverrideValue::Text("12".into()).link_text(), "\"12\"");
     }
 
     #[test]

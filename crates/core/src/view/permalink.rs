@@ -13,6 +13,7 @@ use super::explore::{
 };
 use super::rank_filter::check_rank_filter;
 use super::scenarios::{parse_scenario, Scenario};
+use super::source::{Source, SourceError};
 use super::timeline::TimeWindow;
 use crate::explorer::{
     EfficiencyMode, Mode, Scope, TopologyConfig, MACHINE_PRESETS, MAX_BATCH, MAX_DEGREE,
@@ -77,6 +78,8 @@ pub struct TraceLink {
     pub selected: Option<(i64, i64)>,
     /// The names of the files the settings were made for (asked for again on open).
     pub files: Vec<String>,
+    /// Where the traces are on this site (`src=traces/`): opened with the link.
+    pub src: Option<Source>,
 }
 
 impl Default for TraceLink {
@@ -92,6 +95,7 @@ impl Default for TraceLink {
             window: None,
             selected: None,
             files: Vec::new(),
+            src: None,
         }
     }
 }
@@ -255,6 +259,9 @@ impl Link {
             let listed = &t.files[..t.files.len().min(MAX_LINK_FILES)];
             parts.push(format!("files={}", encode_list(listed)));
         }
+        if let Some(src) = &t.src {
+            parts.push(format!("src={}", encode_component(src.text())));
+        }
         self.compare_parts(&mut parts);
         self.explore_parts(&mut parts);
         format!("#{}", parts.join("&"))
@@ -307,6 +314,30 @@ impl Link {
             match link.apply(key, raw) {
                 Ok(()) => {}
                 Err(reason) => drop(reason),
+            }
+        }
+        (link, dropped)
+    }
+
+    /// Settings given as key/value pairs with a link's keys (what another page sends
+    /// with its files through `postMessage`): read as a fragment would be. `files`,
+    /// `src` and run B's files are dropped: the message brings the files itself.
+    pub fn from_pairs(pairs: &[(String, String)]) -> (Link, Vec<Dropped>) {
+        let mut link = Link::default();
+        let mut dropped = Vec::new();
+        for (key, value) in pairs {
+            let key = key.trim();
+            let result = if matches!(key, "files" | "src" | "b.files") {
+                Err("the message brings its files itself")
+            } else {
+                link.apply(key, &encode_component(value))
+            };
+            if let Err(reason) = result {
+                dropped.push(Dropped {
+                    key: key.to_string(),
+                    value: value.clone(),
+                    reason,
+                });
             }
         }
         (link, dropped)
@@ -531,6 +562,16 @@ impl Link {
             "view" => View::parse(value)
                 .map(|v| self.view = v)
                 .ok_or("unknown view"),
+            "src" => match Source::parse(value) {
+                Ok(src) => {
+                    t.src = Some(src);
+                    Ok(())
+                }
+                Err(SourceError::CrossOrigin(_)) => {
+                    Err("a URL of another site: links open traces of this page's own site only")
+                }
+                Err(_) => Err("not a path of this site"),
+            },
             "preset" => Preset::parse(value)
                 .map(|p| t.preset = p)
                 .map_err(|_| "unknown preset"),
@@ -741,6 +782,7 @@ mod tests {
                     1_700_000_003_500_000_000,
                 )),
                 selected: Some((3, 1_700_000_001_880_000_000)),
+                src: Some(Source::Folder("runs/nightly 12/".into())),
                 files: vec!["rank0_events.json".into(), "odd,name#1.json".into()],
             },
             compare: CompareLink::default(),
@@ -800,9 +842,44 @@ mod tests {
             "#v=1&view=trace&preset=high&o.min_confidence=0.7&o.min_gap_bytes=134217728\
              &phases=1&clocks=aligned&lanes=aligned&session=sess%20B%26co&ranks=0,2,4-7\
              &t=1700000001000000000-1700000003500000000&sel=3:1700000001880000000\
-             &files=rank0_events.json,odd%2Cname%231.json"
+             &files=rank0_events.json,odd%2Cname%231.json&src=runs/nightly%2012/"
         );
         assert_eq!(Link::parse(&fragment), (link, vec![]));
+        // A source of another site is dropped with its reason.
+        let (other, dropped) = Link::parse("#v=1&src=https%3A%2F%2Fevil.example%2Ft%2F");
+        assert_eq!(other.trace.src, None);
+        assert_eq!(
+            (dropped[0].key.as_str(), dropped[0].reason),
+            (
+                "src",
+                "a URL of another site: links open traces of this page's own site only"
+            )
+        );
+        // The same keys as pairs (a message from another page), files refused.
+        let pairs: Vec<(String, String)> = [
+            ("preset", "high"),
+            ("o.min_confidence", "0.7"),
+            ("phases", "1"),
+            ("session", "sess B&co"),
+            ("files", "x.json"),
+            ("nonsense", "1"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let (sent, dropped) = Link::from_pairs(&pairs);
+        assert_eq!(sent.trace.preset, Preset::High);
+        assert_eq!(
+            sent.trace.overrides,
+            vec![("min_confidence".to_string(), "0.7".to_string())]
+        );
+        assert!(sent.trace.phases);
+        assert_eq!(sent.trace.session.as_deref(), Some("sess B&co"));
+        assert!(sent.trace.files.is_empty());
+        assert_eq!(
+            dropped.iter().map(|d| d.key.as_str()).collect::<Vec<_>>(),
+            vec!["files", "nonsense"]
+        );
         let (raw, dropped) = Link::parse("#v=1&clocks=raw&lanes=skewed");
         assert!(!raw.trace.align_clocks && !raw.trace.align_lanes);
         assert_eq!(dropped.len(), 1);

@@ -9,6 +9,12 @@ use crate::format::format_file_size;
 /// What the worker is doing for a long request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Stage {
+    /// Fetching file `number` (from 1) of `count` from the page's site (a link's `src=`).
+    Fetching {
+        url: String,
+        number: usize,
+        count: usize,
+    },
     /// Reading and parsing this file.
     Reading { file: String },
     /// Running the attribution.
@@ -20,6 +26,10 @@ pub enum Stage {
 impl std::fmt::Display for Stage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Stage::Fetching { url, number, count } if *count > 1 => {
+                write!(f, "Fetching {url} ({number} of {count})")
+            }
+            Stage::Fetching { url, .. } => write!(f, "Fetching {url}"),
             Stage::Reading { file } => write!(f, "Reading {file}"),
             Stage::Attributing => f.write_str("Attributing"),
             Stage::Indexing => f.write_str("Indexing the timeline"),
@@ -27,25 +37,48 @@ impl std::fmt::Display for Stage {
     }
 }
 
+impl Stage {
+    /// Fetching the file at `index` (from 0) of `count`.
+    pub fn fetching(url: &str, index: usize, count: usize) -> Stage {
+        Stage::Fetching {
+            url: url.to_string(),
+            number: index + 1,
+            count,
+        }
+    }
+}
+
 /// The status line while `stage` runs, `done_bytes` of `total_bytes` read.
 pub fn progress_text(stage: &Stage, done_bytes: u64, total_bytes: u64) -> String {
     match stage {
-        Stage::Reading { file } if total_bytes > 0 => format!(
-            "Reading {file} · {} of {} ({:.0} %)",
+        Stage::Reading { .. } | Stage::Fetching { .. } if total_bytes > 0 => format!(
+            "{stage} · {} of {} ({:.0} %)",
             format_file_size(done_bytes),
             format_file_size(total_bytes),
-            done_bytes as f64 * 100.0 / total_bytes as f64
+            (done_bytes as f64 * 100.0 / total_bytes as f64).min(100.0)
         ),
+        Stage::Fetching { .. } if done_bytes > 0 => {
+            format!("{stage} · {}", format_file_size(done_bytes))
+        }
         other => format!("{other}…"),
     }
 }
 
 /// The progress bar's value in 0…1 while reading; `None` (an indeterminate bar) while
-/// attributing and indexing, whose length is not known.
+/// attributing and indexing, whose length is not known. While fetching, the files
+/// already fetched plus the part of this one (when its length is announced).
 pub fn progress_fraction(stage: &Stage, done_bytes: u64, total_bytes: u64) -> Option<f64> {
     match stage {
         Stage::Reading { .. } if total_bytes > 0 => {
             Some((done_bytes as f64 / total_bytes as f64).min(1.0))
+        }
+        Stage::Fetching { number, count, .. } if *count > 0 => {
+            let part = if total_bytes > 0 {
+                (done_bytes as f64 / total_bytes as f64).min(1.0)
+            } else {
+                0.0
+            };
+            Some(((number.saturating_sub(1)) as f64 + part) / *count as f64)
         }
         _ => None,
     }
@@ -125,6 +158,37 @@ mod tests {
         assert_eq!(progress_fraction(&reading, 9, 4), Some(1.0));
         assert_eq!(progress_fraction(&reading, 1, 0), None);
         assert_eq!(progress_fraction(&Stage::Attributing, 1, 4), None);
+    }
+
+    #[test]
+    fn fetching_counts_files_and_bytes_when_announced() {
+        let third = Stage::fetching("traces/rank2.json", 2, 4);
+        assert_eq!(
+            progress_text(&third, 0, 0),
+            "Fetching traces/rank2.json (3 of 4)…"
+        );
+        assert_eq!(
+            progress_text(&third, 1 << 20, 4 << 20),
+            format!(
+                "Fetching traces/rank2.json (3 of 4) · {} of {} (25 %)",
+                format_file_size(1 << 20),
+                format_file_size(4 << 20)
+            )
+        );
+        assert_eq!(
+            progress_text(&third, 3 << 20, 0),
+            format!(
+                "Fetching traces/rank2.json (3 of 4) · {}",
+                format_file_size(3 << 20)
+            )
+        );
+        let one = Stage::fetching("run.json.gz", 0, 1);
+        assert_eq!(progress_text(&one, 0, 0), "Fetching run.json.gz…");
+        assert_eq!(progress_fraction(&third, 0, 0), Some(0.5));
+        assert_eq!(progress_fraction(&third, 2, 4), Some(0.625));
+        // More than announced (a compressed transfer) stays within this file's share.
+        assert_eq!(progress_fraction(&third, 9, 4), Some(0.75));
+        assert_eq!(progress_fraction(&one, 0, 0), Some(0.0));
     }
 
     #[test]
