@@ -9,6 +9,8 @@
 pub mod canvas;
 pub mod download;
 pub mod explore;
+pub mod offline;
+pub mod open_api;
 pub mod paint;
 pub mod permalink;
 pub mod sort_header;
@@ -70,6 +72,17 @@ pub fn App() -> impl IntoView {
     Workers::warm_up_when_settled(workers);
     provide_context(workers);
     sync_address_bar(state);
+    // A link to traces on this site opens with them.
+    if let Some(source) = link.trace.src.clone() {
+        trace::source::load_from_source(state, workers, source);
+    }
+    // The trace sets kept in this browser, listed on the empty trace view.
+    trace::recent::load_list(state.recent);
+    // The page that opened or embeds this one may send traces (PING/PONG, then files).
+    open_api::listen(state, workers);
+    // Offline after one visit (sw.js precaches this build).
+    let update_ready = RwSignal::new(false);
+    offline::register(update_ready);
 
     view! {
         <div class="app">
@@ -85,6 +98,7 @@ pub fn App() -> impl IntoView {
                 </div>
             </header>
             <LinkNotice />
+            <offline::UpdateNotice update_ready=update_ready />
             <main>
                 <ViewPanel view=View::Trace>
                     <TraceView />

@@ -19,12 +19,14 @@ use shardscope_core::view::lod::WindowData;
 use shardscope_core::view::permalink::{CompareLink, ExploreLink, Link, TraceLink};
 use shardscope_core::view::rank_filter::parse_rank_filter;
 use shardscope_core::view::scenarios::{Scenario, ScenarioReport};
+use shardscope_core::view::source::Source;
 pub use shardscope_core::view::table::SortKey;
 use shardscope_core::view::timeline::TimeWindow;
 use shardscope_core::view::trace_settings::{self, ResolvedTraceSettings, TraceSettingsInput};
 
 pub use shardscope_core::view::permalink::View;
 
+use super::trace::recent::RecentState;
 use crate::protocol::{Stage, TraceReport};
 
 /// The worker as the page sees it.
@@ -180,6 +182,18 @@ impl TraceSettings {
         }
     }
 
+    /// Take a link's attribution settings and rank filter (another page's message, a
+    /// reopened recent trace).
+    pub fn apply(&self, link: &TraceLink) {
+        self.preset.set(link.preset);
+        self.overrides.set(link.overrides.iter().cloned().collect());
+        self.phases.set(link.phases);
+        self.align_clocks.set(link.align_clocks);
+        self.align_lanes.set(link.align_lanes);
+        self.session.set(link.session.clone());
+        self.ranks.set(link.ranks.clone());
+    }
+
     /// The inputs as typed, resolved by the core (`view::trace_settings`).
     pub fn resolved(&self) -> ResolvedTraceSettings {
         trace_settings::resolve(&TraceSettingsInput {
@@ -241,6 +255,8 @@ pub struct RunSignals {
     pub preparse_ms: RwSignal<f64>,
     pub runs: RwSignal<u64>,
     pub wanted_files: RwSignal<Vec<String>>,
+    /// Where on this site the run was opened from (`src=`), kept in its links.
+    pub source: RwSignal<Option<Source>>,
 }
 
 impl RunSignals {
@@ -258,6 +274,7 @@ impl RunSignals {
             preparse_ms: RwSignal::new(0.0),
             runs: RwSignal::new(0),
             wanted_files: RwSignal::new(link.files.clone()),
+            source: RwSignal::new(link.src.clone()),
         }
     }
 
@@ -284,6 +301,7 @@ impl RunSignals {
                 Some(r) => r.files.iter().map(|(n, _)| n.clone()).collect(),
                 None => self.wanted_files.get(),
             }),
+            src: self.source.get(),
         }
     }
 }
@@ -517,6 +535,8 @@ pub struct AppState {
     pub compare: CompareState,
     /// One notice about a permalink's unusable parts.
     pub link_notice: RwSignal<Option<String>>,
+    /// The trace sets kept in this browser.
+    pub recent: RecentState,
 }
 
 impl AppState {
@@ -528,6 +548,7 @@ impl AppState {
             explore: ExploreState::new(&link.explore),
             compare: CompareState::new(&link.compare),
             link_notice: RwSignal::new(notice),
+            recent: RecentState::new(),
         }
     }
 

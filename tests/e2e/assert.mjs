@@ -1,6 +1,6 @@
 // Small helpers for the browser tests (node:assert plus page polling).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,3 +98,25 @@ export async function watchLongTasks(page) {
     }).observe({ type: 'longtask', buffered: false });
   });
 }
+
+/** Serve `dir` with Python's http.server on a free port; returns its URL and a stop(). */
+export async function serve(dir) {
+  const server = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const port = await new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`http.server did not start: ${text}`)), 10000);
+    server.stdout.on('data', (chunk) => {
+      text += chunk;
+      const m = text.match(/port (\d+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    server.on('exit', (code) => reject(new Error(`http.server exited (${code}): ${text}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/`, stop: () => server.kill() };
+}
+

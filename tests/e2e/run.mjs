@@ -77,6 +77,8 @@ async function runOne(test) {
         expectConsoleErrors: (...patterns) => expected.push(...patterns),
         // dist/ served under a sub-path (scripts/e2e.sh), e.g. http://127.0.0.1:PORT/shardscope/.
         subpathUrl: process.env.E2E_SUBPATH_URL || '',
+        // Run `fn` when the test ends, passed or not (a server it started).
+        onCleanup: (fn) => cleanups.push(async () => fn()),
         // A second browser with its own empty profile (a colleague opening a link).
         freshPage: async () => {
           const dir = await mkdtemp(path.join(tmpdir(), 'shardscope-e2e-fresh-'));

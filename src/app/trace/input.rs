@@ -145,19 +145,8 @@ pub async fn walk_entries(entries: Vec<FileSystemEntry>) -> (Vec<NamedBlob>, Vec
 
 /// Fetch the bundled example as a blob.
 pub async fn fetch_example() -> Result<Blob, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let text = |e: JsValue| js_error_text(&e);
-    let response: web_sys::Response = JsFuture::from(window.fetch_with_str(EXAMPLE_URL))
+    super::source::fetch_blob(EXAMPLE_URL, |_, _| {}, || true)
         .await
-        .map_err(text)?
-        .dyn_into()
-        .map_err(|_| "unexpected fetch result".to_string())?;
-    if !response.ok() {
-        return Err(format!("HTTP {} for {EXAMPLE_URL}", response.status()));
-    }
-    let blob = JsFuture::from(response.blob().map_err(text)?)
-        .await
-        .map_err(text)?;
-    blob.dyn_into::<Blob>()
-        .map_err(|_| "unexpected response body".to_string())
+        .map_err(|e| format!("{e} for {EXAMPLE_URL}"))?
+        .ok_or_else(|| format!("{EXAMPLE_URL} was not read"))
 }

@@ -28,6 +28,8 @@ use wasm_bindgen::JsValue;
 /// Load `files` as the trace view's run in a fresh worker; the trace on screen stays
 /// until something loaded.
 pub fn load_files(state: AppState, workers: WorkersHandle, files: Vec<NamedBlob>) {
+    // Files the user gave: the run is no longer the link's source.
+    state.trace.run.source.set(None);
     load_run(state, workers, RunSlot::A, files);
 }
 
@@ -230,6 +232,8 @@ impl LoadJob {
             generation,
             started,
         } = self;
+        // Run A's files are kept in the browser once they loaded (`recent`).
+        let kept = (slot == RunSlot::A).then(|| files.clone());
         let request = RequestBody::Load {
             files,
             settings,
@@ -241,7 +245,11 @@ impl LoadJob {
             if !current {
                 return;
             }
+            let loaded = matches!(&response, ResponseBody::Analyzed(r) if !r.sessions.is_empty());
             on_load_answer(state, workers, slot, started, response);
+            if let (true, Some(files)) = (loaded, kept.clone()) {
+                super::recent::remember(state, files);
+            }
         });
     }
 }
@@ -457,10 +465,11 @@ pub fn cancel(state: AppState, workers: WorkersHandle, slot: RunSlot) {
     let trace = state.run(slot);
     workers.with_value(|w| {
         w.stop_helping();
+        // Also stops a link's traces being fetched (`source::load_from_source`).
+        let generation = w.load_generation(slot);
+        generation.set(generation.get() + 1);
         if let Some(loading) = w.loading(slot).borrow_mut().take() {
             loading.terminate();
-            let generation = w.load_generation(slot);
-            generation.set(generation.get() + 1);
             w.refill_spare();
         }
         let generation = w.run_generation(slot);

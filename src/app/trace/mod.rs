@@ -12,7 +12,9 @@ pub mod compare;
 pub mod detail;
 pub mod input;
 pub mod jobs;
+pub mod recent;
 pub mod settings;
+pub mod source;
 pub mod table;
 pub mod timeline;
 
@@ -176,6 +178,7 @@ fn EmptyState() -> impl IntoView {
                 <li>"Click an interval to see why: its evidence, its reasons, its phase."</li>
             </ol>
             <p class="muted">"No traces at hand? Use “Load example” on the left (16 ranks)."</p>
+            <recent::RecentTraces />
         </div>
     }
 }

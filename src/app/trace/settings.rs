@@ -143,6 +143,7 @@ pub fn TraceInput() -> impl IntoView {
                     <strong>{move || wanted().join(", ")}</strong>
                     ". Drop those files to see the same view: the settings are already set."
                 </p>
+                <super::recent::RecentOffer wanted=Signal::derive(wanted) />
             </Show>
             <Show when=move || !files().is_empty()>
                 <details class="file-list">
