@@ -50,12 +50,18 @@ export const tests = [
         assert.ok(JSON.parse(json).length > 0, 'the example attributed offline');
         assert.match(await download(page, 'export-csv'), /^rank,/);
         assert.ok(JSON.parse(await download(page, 'export-perfetto')).traceEvents.length > 0);
+        const png = async (testid) => {
+          const [file] = await Promise.all([page.waitForEvent('download'), byTestId(page, testid).click()]);
+          return readFileSync(await file.path()).subarray(1, 4).toString();
+        };
+        assert.equal(await png('export-png'), 'PNG');
         await page.locator('[role="tab"]', { hasText: 'Parallelism explorer' }).click();
         await waitForAttr(page, 'explore-status', 'data-state', 'done', 30000);
         const explored = JSON.parse(await download(page, 'explore-export-json'));
         const want = JSON.parse(cli(['explore', '--format', 'json']).toString());
         assert.equal(explored.pareto.length, want.pareto.length, 'the default sweep offline equals the CLI');
         assert.match(await download(page, 'explore-export-csv'), /,/);
+        assert.equal(await png('explore-export-png'), 'PNG');
       } finally {
         await context.setOffline(false);
       }

@@ -1,6 +1,7 @@
 // Links that open with the data: `#…&src=` (traces fetched from the page's own site) and
 // `shardscope report OUT_DIR PATH...` (a static folder and the link that opens it).
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { assert, byTestId, cli, ROOT, serve, waitForAttr } from './assert.mjs';
@@ -62,7 +63,7 @@ export const tests = [
       await waitForAttr(page, 'trace-status', 'data-state', 'error');
       const error = byTestId(page, 'trace-error');
       assert.equal(await error.getAttribute('data-file'), 'nowhere/index.json');
-      assert.match(await error.innerText(), /nowhere\/index\.json: could not be fetched \(HTTP 404/);
+      assert.match(await error.innerText(), /nowhere\/index\.json\s+Could not be fetched \(HTTP 404/);
       assert.match(await error.innerText(), /index\.json/);
       // An index naming a file that is not there: that file's URL.
       await page.route('**/half/index.json', (route) => route.fulfill({ body: '{"files": ["a.json", "gone #2.json"]}' }));
@@ -155,6 +156,46 @@ export const tests = [
       await waitForAttr(popup, 'trace-status', 'data-state', 'error');
       assert.match(await byTestId(popup, 'trace-error').innerText(), /sent files it cannot read: `files` is not a list/);
       assert.equal(await byTestId(popup, 'attribution-count').innerText(), String(JSON.parse(want).length));
+    },
+  },
+  {
+    name: 'a page embedding Shardscope in an iframe sends files the same way; src= opens a zip of a run',
+    async run({ page, baseUrl, onCleanup }) {
+      // The embedder: another origin (another port; a public one may not frame a
+      // local page in Chromium).
+      const site = mkdtempSync(path.join(tmpdir(), 'embedder-'));
+      writeFileSync(path.join(site, 'notebook.html'),
+        `<!doctype html><title>embedder</title><link rel="icon" href="data:,"><iframe id="s" src="${baseUrl}" width="1200" height="700"></iframe>`);
+      const embedder = await serve(site);
+      onCleanup(embedder.stop);
+      await page.goto(`${embedder.url}notebook.html`);
+      const file = readFileSync(path.join(TRACES, 'sync_markers_type.json'), 'utf8');
+      await page.evaluate((text) => new Promise((resolve) => {
+        const win = document.getElementById('s').contentWindow;
+        const timer = setInterval(() => win.postMessage('PING', '*'), 50);
+        window.addEventListener('message', (e) => {
+          if (e.source !== win || e.data !== 'PONG') return;
+          clearInterval(timer);
+          win.postMessage({ shardscope: { files: [{ name: 'run.json', buffer: new Blob([text]) }] } }, '*');
+          resolve();
+        });
+      }), file);
+      const frame = page.frameLocator('#s');
+      await frame.locator('[data-testid="trace-status"][data-state="done"]').waitFor({ timeout: 30000 });
+      assert.equal(await frame.locator('[data-testid="attribution-count"]').innerText(),
+        String(expectedRows('sync_markers_type', 'medium').length));
+      // A linked archive is read as the folder it packs.
+      const dir = mkdtempSync(path.join(tmpdir(), 'srczip-'));
+      const zip = path.join(dir, 'run.zip');
+      const folder = path.join(TRACES, 'tui_per_rank_files');
+      execFileSync('python3', ['-c', `import sys, zipfile, os
+src, zp = sys.argv[1:3]
+with zipfile.ZipFile(zp, 'w', zipfile.ZIP_DEFLATED) as z:
+    for n in sorted(os.listdir(src)): z.write(os.path.join(src, n), 'run/' + n)`, folder, zip]);
+      await page.route('**/runs/run.zip', (route) => route.fulfill({ body: readFileSync(zip), contentType: 'application/zip' }));
+      await open(page, baseUrl, '#v=1&src=runs/run.zip');
+      await waitForAttr(page, 'trace-status', 'data-state', 'done', 30000);
+      assert.equal(await exportJson(page), cli(['attribute', folder]).toString(), 'src= of a zip equals attribute on its folder');
     },
   },
 ];

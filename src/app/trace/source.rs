@@ -137,7 +137,7 @@ pub fn load_from_source(state: AppState, workers: WorkersHandle, source: Source)
         }
         run.problems.set(vec![Problem {
             file: Some(url.clone()),
-            message: format!("{url}: {message}"),
+            message,
             hint: Some(hint.to_string()),
         }]);
         run.loading_files.set(false);
@@ -160,7 +160,7 @@ pub fn load_from_source(state: AppState, workers: WorkersHandle, source: Source)
                     show(Stage::fetching(&url, 0, 1), 0, 0);
                     let listed = match fetch_text(&url).await {
                         Ok(text) => parse_index(&text).map_err(|e| e.to_string()),
-                        Err(e) => Err(format!("could not be fetched ({e})")),
+                        Err(e) => Err(format!("Could not be fetched ({e})")),
                     };
                     match listed {
                         Ok(names) => names,
@@ -192,7 +192,7 @@ pub fn load_from_source(state: AppState, workers: WorkersHandle, source: Source)
                 Err(e) => {
                     return fail(
                         url.clone(),
-                        format!("could not be fetched ({e})"),
+                        format!("Could not be fetched ({e})"),
                         "The link's traces are read from this site: is the file published \
                          beside the page?",
                     )
