@@ -156,8 +156,16 @@ fn path2d(points: &[(i32, i32)], close: bool) -> Option<web_sys::Path2d> {
     Some(path)
 }
 
-/// Paint `shapes` until `stop()` says so (checked every 32 shapes: the first shapes a
-/// page paints run unoptimised, at up to ~0.1 ms each); how many were painted.
+/// How much painting happens between two readings of the clock: 32 shapes (the first
+/// shapes a page paints run unoptimised, at up to ~0.1 ms each), a path counting as many
+/// shapes as it has [`POINTS_PER_WORK`]s of points — a 128-lane timeline's gap curves
+/// are thousands of points each, and 32 of them between two readings overran a 12 ms
+/// slice by 20 ms.
+const CHECK_EVERY_WORK: usize = 32;
+const POINTS_PER_WORK: usize = 64;
+
+/// Paint `shapes` until `stop()` says so (read every [`CHECK_EVERY_WORK`]); how many
+/// were painted.
 fn paint_shapes(
     canvas: &HtmlCanvasElement,
     shapes: &[Shape],
@@ -176,12 +184,23 @@ fn paint_shapes(
     // (thousands of `fillRect` calls cost ~20 ms a picture).
     let mut run = RectRun::default();
     let mut text = TextState::default();
+    // Work since the clock was last read: a shape counts 1, a path its points.
+    let mut work = 0usize;
     for (n, shape) in shapes.iter().enumerate() {
-        if n > 0 && n % 32 == 0 && stop() {
-            run.flush(context.as_ref());
-            root.present().map_err(fail)?;
-            return Ok(n);
+        if work >= CHECK_EVERY_WORK {
+            work = 0;
+            if stop() {
+                run.flush(context.as_ref());
+                root.present().map_err(fail)?;
+                return Ok(n);
+            }
         }
+        work += match shape {
+            Shape::Polygon { points, .. } | Shape::Line { points, .. } => {
+                1 + points.len() / POINTS_PER_WORK
+            }
+            _ => 1,
+        };
         if let Some(ctx) = &context {
             if paint_direct(ctx, shape, &mut run, &mut text) {
                 continue;
