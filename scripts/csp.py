@@ -35,12 +35,22 @@ def sri(data: bytes) -> str:
     return "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode()
 
 
-def main() -> int:
+def built_page(tool: str):
+    """The folder a post-build step works on (its argument, else Trunk's staging
+    folder) and its index.html; None, said on stderr, when there is none."""
     root = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("TRUNK_STAGING_DIR", "")
     index = os.path.join(root, "index.html")
     if not root or not os.path.isfile(index):
-        print(f"csp.py: no index.html in {root!r}", file=sys.stderr)
+        print(f"{tool}: no index.html in {root!r}", file=sys.stderr)
+        return None
+    return root, index
+
+
+def main() -> int:
+    page = built_page("csp.py")
+    if page is None:
         return 1
+    root, index = page
     with open(index, encoding="utf-8") as f:
         html = f.read()
 

@@ -18,20 +18,18 @@ the page work offline after one visit, written into dist/ as `sw.js`.
 Usage: scripts/offline.py [DIR]   (default: $TRUNK_STAGING_DIR)
 """
 
-import base64
 import hashlib
 import json
 import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from csp import built_page, sri  # noqa: E402  (the same hash as index.html's)
+
 SW = "sw.js"
 # Never precached: the service worker itself (the browser fetches it fresh).
 SKIP = {SW}
-
-
-def sri(data: bytes) -> str:
-    return "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode()
 
 
 def files_of(root: str) -> list:
@@ -104,11 +102,10 @@ self.addEventListener("fetch", (event) => {
 
 
 def main() -> int:
-    root = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("TRUNK_STAGING_DIR", "")
-    index = os.path.join(root, "index.html")
-    if not root or not os.path.isfile(index):
-        print(f"offline.py: no index.html in {root!r}", file=sys.stderr)
+    page = built_page("offline.py")
+    if page is None:
         return 1
+    root, index = page
     files = files_of(root)
     hashes = {}
     for rel in files:

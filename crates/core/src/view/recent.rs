@@ -202,16 +202,7 @@ pub fn format_date(ms: f64, utc_offset_minutes: i64) -> String {
     let minutes = (ms / 60_000.0).floor() as i64 + utc_offset_minutes;
     let days = minutes.div_euclid(24 * 60);
     let minute_of_day = minutes.rem_euclid(24 * 60);
-    // Howard Hinnant's days-to-civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = crate::format::civil_from_days(days);
     format!(
         "{year:04}-{month:02}-{day:02} {:02}:{:02}",
         minute_of_day / 60,

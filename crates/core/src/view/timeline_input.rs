@@ -153,7 +153,7 @@ pub fn wall_time(ts_ns: i64) -> String {
     let secs = ts_ns.div_euclid(1_000_000_000);
     let micros = ts_ns.rem_euclid(1_000_000_000) / 1_000;
     let (days, day_secs) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (year, month, day) = civil_from_days(days);
+    let (year, month, day) = crate::format::civil_from_days(days);
     let year = if (0..=9999).contains(&year) {
         format!("{year:04}")
     } else {
@@ -169,20 +169,6 @@ pub fn wall_time(ts_ns: i64) -> String {
         day_secs / 60 % 60,
         day_secs % 60
     )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 /// Where the pointer is, for the tooltip.
