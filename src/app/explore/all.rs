@@ -158,6 +158,10 @@ fn ConfigRows(
     view! {
         <div
             class="table-scroll all-scroll"
+            // Focusable, so that the rows scroll by keyboard too.
+            tabindex="0"
+            role="region"
+            aria-label="Every configuration"
             node_ref=scroller
             hidden=move || !open.get()
             style:max-height=format!("{VIEW_PX}px")

@@ -75,7 +75,8 @@ pub fn ClocksPanel() -> impl IntoView {
                 <label for="align-attribute-toggle">"Attribute on aligned clocks (beyond stormlog)"</label>
             </div>
             <Show when=move || !rows().is_empty()>
-                <div class="table-scroll clocks-scroll">
+                // Focusable, so that its rows scroll by keyboard too.
+                <div class="table-scroll clocks-scroll" tabindex="0" role="region" aria-label="Each rank's clock">
                     <table class="clocks-table">
                         <thead>
                             <tr>

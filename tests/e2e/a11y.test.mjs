@@ -1,0 +1,74 @@
+// Accessibility (issue 20, point 1 — the light theme so far): axe-core 4.14 in every state
+// of both views reports no violation of impact serious or critical. axe-core is run
+// through the DevTools protocol (page.evaluate), which the page's CSP does not govern.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { assert, byTestId, ROOT, waitForAttr } from './assert.mjs';
+import { FIXTURES, open } from './trace_helpers.mjs';
+
+const AXE = readFileSync(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+const TRACES = path.join(FIXTURES, 'traces');
+
+/** The serious and critical violations axe-core finds in the page as it is now. */
+async function violations(page) {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
+
+async function clean(page, state) {
+  assert.deepEqual(await violations(page), [], `axe-core in the state: ${state}`);
+}
+
+export const tests = [
+  {
+    name: 'axe-core: the trace view empty, loaded, with a selection, an error, the clocks panel and a comparison',
+    async run({ page, baseUrl }) {
+      await open(page, baseUrl);
+      await clean(page, 'empty trace view');
+      await byTestId(page, 'load-example').click();
+      await waitForAttr(page, 'trace-status', 'data-state', 'done', 30000);
+      await byTestId(page, 'clock-panel').waitFor();
+      await clean(page, 'the example loaded (timeline, table, clocks panel)');
+      await byTestId(page, 'attribution-row').nth(1).click();
+      await clean(page, 'an interval selected');
+      // Every class's badge on a selected row (contrast against the selection's colour).
+      for (const cls of ['collective_confident', 'collective_likely', 'collective_suspect']) {
+        const row = page.locator(`[data-testid="attribution-row"][data-classification="${cls}"]`).first();
+        if (await row.count()) {
+          await row.click();
+          await clean(page, `a ${cls} row selected`);
+        }
+      }
+      await byTestId(page, 'compare-b-input').setInputFiles(path.join(TRACES, 'sync_markers_type.json'));
+      await byTestId(page, 'compare-table').waitFor({ timeout: 30000 });
+      await clean(page, 'two runs compared');
+      await byTestId(page, 'trace-file-input').setInputFiles([
+        { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('[{"oops": ') },
+      ]);
+      await byTestId(page, 'trace-error').first().waitFor();
+      await clean(page, 'an error shown');
+    },
+  },
+  {
+    name: 'axe-core: the explore view by default, a config selected, the custom editor open, every configuration',
+    async run({ page, baseUrl }) {
+      await open(page, baseUrl, '#v=1&view=explore');
+      await waitForAttr(page, 'explore-status', 'data-state', 'done', 30000);
+      await clean(page, 'explore default');
+      await byTestId(page, 'pareto-row').first().click();
+      await byTestId(page, 'config-detail').waitFor();
+      await clean(page, 'a configuration selected');
+      await byTestId(page, 'model-select').selectOption('custom');
+      await page.waitForFunction(() => document.querySelector('[data-testid="model-editor"]').open);
+      await clean(page, 'the custom model editor open');
+      await byTestId(page, 'show-all-configs').click();
+      await page.waitForSelector('[data-testid="config-row"]');
+      await clean(page, 'all configurations listed');
+    },
+  },
+];
