@@ -71,4 +71,25 @@ export const tests = [
       await clean(page, 'all configurations listed');
     },
   },
+  {
+    name: 'no horizontal scrolling at 390, 768, 1280 and 2560 px, in both views with results',
+    async run({ page, baseUrl }) {
+      for (const width of [390, 768, 1280, 2560]) {
+        await page.setViewportSize({ width, height: 844 });
+        await page.goto('about:blank');
+        await open(page, baseUrl);
+        await byTestId(page, 'load-example').click();
+        await waitForAttr(page, 'trace-status', 'data-state', 'done', 30000);
+        await byTestId(page, 'attribution-row').first().waitFor();
+        const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        assert.equal(await sideways(), 0, `trace view at ${width} px scrolls sideways`);
+        await page.goto('about:blank');
+        await open(page, baseUrl, '#v=1&view=explore');
+        await waitForAttr(page, 'explore-status', 'data-state', 'done', 30000);
+        await byTestId(page, 'show-all-configs').click();
+        await page.waitForSelector('[data-testid="config-row"]');
+        assert.equal(await sideways(), 0, `explore view at ${width} px scrolls sideways`);
+      }
+    },
+  },
 ];
