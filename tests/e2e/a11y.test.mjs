@@ -34,7 +34,12 @@ export const tests = [
       await waitForAttr(page, 'trace-status', 'data-state', 'done', 30000);
       await byTestId(page, 'clock-panel').waitFor();
       await clean(page, 'the example loaded (timeline, table, clocks panel)');
+      const label = () => byTestId(page, 'timeline-canvas').getAttribute('aria-label');
+      const count = await byTestId(page, 'attribution-count').innerText();
+      assert.match(await label(), new RegExp(`^Timeline of 16 ranks, ${count} intervals, 0\\.00–\\d+\\.\\d\\d s\\. W and S zoom`));
       await byTestId(page, 'attribution-row').nth(1).click();
+      const row = byTestId(page, 'attribution-row').nth(1);
+      assert.match(await label(), new RegExp(`; selected: rank ${await row.getAttribute('data-rank')} \\w+ \\d+\\.\\d\\d–\\d+\\.\\d\\d s\\.`));
       await clean(page, 'an interval selected');
       // Every class's badge on a selected row (contrast against the selection's colour).
       for (const cls of ['collective_confident', 'collective_likely', 'collective_suspect']) {

@@ -241,6 +241,45 @@ pub fn interval_line(row: &IntervalRow) -> String {
     )
 }
 
+/// What the timeline shows, in words, for a screen reader (the canvas's label): the
+/// ranks, the intervals, the span and the visible part of it (seconds from `origin_ns`),
+/// the selection, then the keys.
+pub fn timeline_label(
+    ranks: usize,
+    intervals: usize,
+    bounds: Option<TimeWindow>,
+    window: Option<TimeWindow>,
+    origin_ns: i64,
+    selected: Option<&IntervalRow>,
+) -> String {
+    let s = |ns: i64| format!("{:.2}", (ns - origin_ns) as f64 / 1e9);
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let mut text = format!(
+        "Timeline of {ranks} rank{}, {intervals} interval{}",
+        plural(ranks),
+        plural(intervals)
+    );
+    if let Some(b) = bounds {
+        text.push_str(&format!(", {}–{} s", s(b.start_ns), s(b.end_ns)));
+        if let Some(w) = window.filter(|w| *w != b) {
+            text.push_str(&format!(" (showing {}–{} s)", s(w.start_ns), s(w.end_ns)));
+        }
+    }
+    if let Some(row) = selected {
+        text.push_str(&format!(
+            "; selected: rank {} {} {}–{} s",
+            row.rank,
+            row.classification.short(),
+            s(row.interval_start_ns),
+            s(row.interval_end_ns)
+        ));
+    }
+    text.push_str(
+        ". W and S zoom, A and D pan, Escape resets, Enter zooms to the selected interval.",
+    );
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,5 +424,43 @@ mod tests {
         );
         assert_eq!(no_rank.len(), 2);
         assert!(!no_rank[0].starts_with("rank"));
+    }
+
+    #[test]
+    fn the_label_says_what_the_timeline_shows() {
+        let all = TimeWindow::new(1_000_000_000, 49_000_000_000);
+        assert_eq!(
+            timeline_label(16, 221, Some(all), Some(all), 1_000_000_000, None),
+            "Timeline of 16 ranks, 221 intervals, 0.00–48.00 s. W and S zoom, A and D pan, \
+             Escape resets, Enter zooms to the selected interval."
+        );
+        let row = IntervalRow {
+            rank: 4,
+            interval_start_ns: 10_600_000_000,
+            interval_end_ns: 10_800_000_000,
+            classification: crate::attribution::Classification::CollectiveLikely,
+            confidence: 0.7,
+            reason_codes: Vec::new(),
+            marker_hits: 1,
+            synchronized_ranks: 4,
+            expected_world_size: 16,
+            synchrony_ratio: 0.25,
+            peak_gap_bytes: 1 << 30,
+            peak_gap_ratio: None,
+            robust_zscore: 3.0,
+            phase: None,
+        };
+        let zoomed = TimeWindow::new(10_000_000_000, 12_000_000_000);
+        assert_eq!(
+            timeline_label(1, 1, Some(all), Some(zoomed), 1_000_000_000, Some(&row)),
+            format!(
+                "Timeline of 1 rank, 1 interval, 0.00–48.00 s (showing 9.00–11.00 s); selected: \
+                 rank 4 {} 9.60–9.80 s. W and S zoom, A and D pan, Escape resets, Enter zooms \
+                 to the selected interval.",
+                crate::attribution::Classification::CollectiveLikely.short()
+            )
+        );
+        assert!(timeline_label(0, 0, None, None, 0, None)
+            .starts_with("Timeline of 0 ranks, 0 intervals."));
     }
 }

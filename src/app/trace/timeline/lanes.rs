@@ -6,7 +6,9 @@
 use leptos::ev::{KeyboardEvent, MouseEvent, WheelEvent};
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::timeline_input::{Action, Press, Wheel, DOUBLE_CLICK_ZOOM};
+use shardscope_core::view::timeline_input::{
+    timeline_label, Action, Press, Wheel, DOUBLE_CLICK_ZOOM,
+};
 
 use super::model::TimelineModel;
 
@@ -122,7 +124,19 @@ pub fn Lanes(model: TimelineModel, canvas: NodeRef<html::Canvas>) -> impl IntoVi
             node_ref=canvas
             tabindex="0"
             role="img"
-            aria-label="Per-rank timeline of the hidden-memory gap with attributed intervals. W and S zoom, A and D pan, Escape resets, Enter zooms to the selected interval."
+            aria-label=move || {
+                let selected = model.trace.selected.get().and_then(|_| model.selected_row());
+                model.rows.with(|rows| {
+                    timeline_label(
+                        model.ranks.with(Vec::len),
+                        rows.len(),
+                        model.bounds.get(),
+                        model.window.get(),
+                        model.origin_ns.get(),
+                        selected.and_then(|i| rows.get(i)),
+                    )
+                })
+            }
             aria-keyshortcuts="W S A D Escape Enter"
             data-view-start-ns=move || model.window.get().map(|w| w.start_ns.to_string())
             data-view-end-ns=move || model.window.get().map(|w| w.end_ns.to_string())
