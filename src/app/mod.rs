@@ -16,6 +16,7 @@ pub mod permalink;
 pub mod sort_header;
 pub mod state;
 pub mod tasks;
+pub mod theme;
 pub mod trace;
 pub mod worker_client;
 pub mod workers;
@@ -83,6 +84,7 @@ pub fn App() -> impl IntoView {
     // Offline after one visit (sw.js precaches this build).
     let update_ready = RwSignal::new(false);
     offline::register(update_ready);
+    theme::apply(state.theme);
 
     view! {
         <div class="app">
@@ -93,6 +95,7 @@ pub fn App() -> impl IntoView {
                 </div>
                 <ViewTabs />
                 <div class="header-end">
+                    <theme::ThemePicker theme=state.theme />
                     <WorkerBadge />
                     <ShareLink />
                 </div>

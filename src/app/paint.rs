@@ -8,6 +8,7 @@
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use shardscope_core::view::scene::{HAlign, Rgba, Scene, Shape, VAlign};
+use shardscope_core::view::theme::{Theme, ThemePainter};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 const FONT: &str = "system-ui, -apple-system, \"Segoe UI\", Roboto, sans-serif";
@@ -25,14 +26,19 @@ fn style(c: Rgba, fill: bool, stroke: u32) -> ShapeStyle {
     }
 }
 
-/// Paint `scene` on `canvas`, resizing its backing store to the scene's size.
-pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene) -> Result<(), String> {
-    clear(canvas, scene)?;
-    paint_shapes(canvas, &scene.shapes, &mut || false).map(|_| ())
+/// Paint `scene` on `canvas` in `theme`, resizing its backing store to the scene's size.
+pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene, theme: Theme) -> Result<(), String> {
+    let mut colors = ThemePainter::new(theme);
+    clear(canvas, scene, &mut colors)?;
+    paint_shapes(canvas, &scene.shapes, &mut colors, &mut || false).map(|_| ())
 }
 
 /// Size the backing store and fill the background.
-fn clear(canvas: &HtmlCanvasElement, scene: &Scene) -> Result<(), String> {
+fn clear(
+    canvas: &HtmlCanvasElement,
+    scene: &Scene,
+    colors: &mut ThemePainter,
+) -> Result<(), String> {
     if canvas.width() != scene.width {
         canvas.set_width(scene.width);
     }
@@ -44,7 +50,7 @@ fn clear(canvas: &HtmlCanvasElement, scene: &Scene) -> Result<(), String> {
             .ok_or("this browser cannot draw on a canvas")?;
         backend
             .into_drawing_area()
-            .fill(&color(bg))
+            .fill(&color(colors.paint(bg)))
             .map_err(|e| format!("drawing failed: {e}"))?;
     }
     Ok(())
@@ -72,7 +78,7 @@ pub fn warm_up_text() {
             (HAlign::Left, VAlign::Top),
         );
     }
-    if let Err(e) = paint(&canvas, &scene) {
+    if let Err(e) = paint(&canvas, &scene, Theme::Light) {
         web_sys::console::warn_1(&e.into());
     }
 }
@@ -86,52 +92,86 @@ pub fn mark_paint_ms(canvas: &HtmlCanvasElement, started_ms: f64) {
     );
 }
 
-/// Paint `scene` a slice per animation frame, each slice at most `budget_ms` long, so
-/// that no picture, however many shapes it has, blocks the page. A newer call for the
-/// same `token` (incremented by the caller) abandons an unfinished one. `done` runs
-/// after the last shape.
+thread_local! {
+    /// The last picture sliced onto each canvas (by `data-testid`), for exports painted in
+    /// another theme than the page's.
+    static PICTURES: std::cell::RefCell<Vec<(String, std::rc::Rc<Scene>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The last picture painted with [`paint_sliced`] on the canvas with this `data-testid`.
+pub fn last_picture(testid: &str) -> Option<std::rc::Rc<Scene>> {
+    PICTURES.with_borrow(|p| {
+        p.iter()
+            .find(|(id, _)| id == testid)
+            .map(|(_, scene)| std::rc::Rc::clone(scene))
+    })
+}
+
+/// Paint `scene` in `theme` a slice per animation frame, each slice at most `budget_ms`
+/// long, so that no picture, however many shapes it has, blocks the page. A newer call
+/// for the same `token` (incremented by the caller) abandons an unfinished one. `done`
+/// runs after the last shape.
 pub fn paint_sliced(
     canvas: HtmlCanvasElement,
     scene: std::rc::Rc<Scene>,
+    theme: Theme,
     budget_ms: f64,
     token: std::rc::Rc<std::cell::Cell<u64>>,
     done: std::rc::Rc<dyn Fn()>,
 ) {
-    let mine = token.get();
-    if let Err(e) = clear(&canvas, &scene) {
+    if let Some(testid) = canvas.get_attribute("data-testid") {
+        PICTURES.with_borrow_mut(|p| {
+            p.retain(|(id, _)| *id != testid);
+            p.push((testid, std::rc::Rc::clone(&scene)));
+        });
+    }
+    let mut job = Slicing {
+        mine: token.get(),
+        canvas,
+        scene,
+        colors: ThemePainter::new(theme),
+        budget_ms,
+        token,
+        done,
+    };
+    if let Err(e) = clear(&job.canvas, &job.scene, &mut job.colors) {
         web_sys::console::warn_1(&e.into());
         return;
     }
-    fn slice(
-        canvas: HtmlCanvasElement,
-        scene: std::rc::Rc<Scene>,
-        from: usize,
-        budget_ms: f64,
-        token: std::rc::Rc<std::cell::Cell<u64>>,
-        mine: u64,
-        done: std::rc::Rc<dyn Fn()>,
-    ) {
-        if token.get() != mine {
+    job.slice(0);
+}
+
+/// A picture being painted a slice per frame.
+struct Slicing {
+    canvas: HtmlCanvasElement,
+    scene: std::rc::Rc<Scene>,
+    /// One memory of colours for every slice.
+    colors: ThemePainter,
+    budget_ms: f64,
+    token: std::rc::Rc<std::cell::Cell<u64>>,
+    /// The token's value when this picture started; another means a newer one did.
+    mine: u64,
+    done: std::rc::Rc<dyn Fn()>,
+}
+
+impl Slicing {
+    /// Paint from shape `from` for one slice, the rest from the next frame.
+    fn slice(mut self, from: usize) {
+        if self.token.get() != self.mine {
             return;
         }
-        let deadline = super::now_ms() + budget_ms;
+        let deadline = super::now_ms() + self.budget_ms;
         let mut late = || super::now_ms() > deadline;
-        match paint_shapes(
-            &canvas,
-            &scene.shapes[from.min(scene.shapes.len())..],
-            &mut late,
-        ) {
-            Ok(n) if from + n < scene.shapes.len() => {
-                let next = from + n;
-                leptos::prelude::request_animation_frame(move || {
-                    slice(canvas, scene, next, budget_ms, token, mine, done)
-                });
+        let shapes = &self.scene.shapes[from.min(self.scene.shapes.len())..];
+        match paint_shapes(&self.canvas, shapes, &mut self.colors, &mut late) {
+            Ok(n) if from + n < self.scene.shapes.len() => {
+                leptos::prelude::request_animation_frame(move || self.slice(from + n));
             }
-            Ok(_) => done(),
+            Ok(_) => (self.done)(),
             Err(e) => web_sys::console::warn_1(&e.into()),
         }
     }
-    slice(canvas, scene, 0, budget_ms, token, mine, done);
 }
 
 /// A long polyline or polygon as one `Path2D`, filled or stroked with one call (a
@@ -169,6 +209,7 @@ const POINTS_PER_WORK: usize = 64;
 fn paint_shapes(
     canvas: &HtmlCanvasElement,
     shapes: &[Shape],
+    colors: &mut ThemePainter,
     stop: &mut dyn FnMut() -> bool,
 ) -> Result<usize, String> {
     let backend = CanvasBackend::with_canvas_object(canvas.clone())
@@ -202,7 +243,7 @@ fn paint_shapes(
             _ => 1,
         };
         if let Some(ctx) = &context {
-            if paint_direct(ctx, shape, &mut run, &mut text) {
+            if paint_direct(ctx, shape, colors, &mut run, &mut text) {
                 continue;
             }
         }
@@ -219,13 +260,16 @@ fn paint_shapes(
             } => {
                 root.draw(&Rectangle::new(
                     [(*x0, *y0), (*x1, *y1)],
-                    style(*c, *fill, *stroke),
+                    style(colors.paint(*c), *fill, *stroke),
                 ))
                 .map_err(fail)?;
             }
             Shape::Polygon { points, color: c } => {
-                root.draw(&Polygon::new(points.clone(), color(*c).filled()))
-                    .map_err(fail)?;
+                root.draw(&Polygon::new(
+                    points.clone(),
+                    color(colors.paint(*c)).filled(),
+                ))
+                .map_err(fail)?;
             }
             Shape::Line {
                 points,
@@ -234,7 +278,7 @@ fn paint_shapes(
             } => {
                 root.draw(&PathElement::new(
                     points.clone(),
-                    color(*c).stroke_width(*stroke),
+                    color(colors.paint(*c)).stroke_width(*stroke),
                 ))
                 .map_err(fail)?;
             }
@@ -246,8 +290,12 @@ fn paint_shapes(
                 fill,
                 stroke,
             } => {
-                root.draw(&Circle::new((*x, *y), *radius, style(*c, *fill, *stroke)))
-                    .map_err(fail)?;
+                root.draw(&Circle::new(
+                    (*x, *y),
+                    *radius,
+                    style(colors.paint(*c), *fill, *stroke),
+                ))
+                .map_err(fail)?;
             }
             // Painted by `paint_direct`; without a 2D context nothing can be.
             Shape::Text { .. } => {}
@@ -267,6 +315,7 @@ fn paint_shapes(
 fn paint_direct(
     ctx: &CanvasRenderingContext2d,
     shape: &Shape,
+    colors: &mut ThemePainter,
     run: &mut RectRun,
     text_state: &mut TextState,
 ) -> bool {
@@ -282,7 +331,7 @@ fn paint_direct(
             bold,
         } => {
             run.flush(Some(ctx));
-            text_state.set(ctx, *size, *bold, *color, *h, *v);
+            text_state.set(ctx, *size, *bold, colors.paint(*color), *h, *v);
             let _ = ctx.fill_text(text, f64::from(*x), f64::from(*y));
             true
         }
@@ -295,9 +344,10 @@ fn paint_direct(
             fill: true,
             ..
         } => {
-            if run.color != Some(*color) {
+            let color = colors.paint(*color);
+            if run.color != Some(color) {
                 run.flush(Some(ctx));
-                run.color = Some(*color);
+                run.color = Some(color);
             }
             run.add(*x0, *y0, *x1, *y1);
             true
@@ -305,7 +355,7 @@ fn paint_direct(
         Shape::Polygon { points, color } => match path2d(points, true) {
             Some(path) => {
                 run.flush(Some(ctx));
-                ctx.set_fill_style_str(&color.css());
+                ctx.set_fill_style_str(&colors.paint(*color).css());
                 ctx.fill_with_path_2d(&path);
                 true
             }
@@ -318,7 +368,7 @@ fn paint_direct(
         } => match path2d(points, false) {
             Some(path) => {
                 run.flush(Some(ctx));
-                ctx.set_stroke_style_str(&color.css());
+                ctx.set_stroke_style_str(&colors.paint(*color).css());
                 ctx.set_line_width(f64::from(*stroke));
                 ctx.stroke_with_path(&path);
                 true

@@ -537,6 +537,8 @@ pub struct AppState {
     pub link_notice: RwSignal<Option<String>>,
     /// The trace sets kept in this browser.
     pub recent: RecentState,
+    /// Light or dark.
+    pub theme: super::theme::ThemeState,
 }
 
 impl AppState {
@@ -549,6 +551,7 @@ impl AppState {
             compare: CompareState::new(&link.compare),
             link_notice: RwSignal::new(notice),
             recent: RecentState::new(),
+            theme: super::theme::ThemeState::new(),
         }
     }
 

@@ -1,5 +1,5 @@
-// Accessibility (issue 20, point 1 — the light theme so far): axe-core 4.14 in every state
-// of both views reports no violation of impact serious or critical. axe-core is run
+// Accessibility (issue 20, point 1): axe-core 4.14 in every state of both views, in the
+// light and the dark theme, reports no violation of impact serious or critical. axe-core is run
 // through the DevTools protocol (page.evaluate), which the page's CSP does not govern.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,11 +24,13 @@ async function clean(page, state) {
   assert.deepEqual(await violations(page), [], `axe-core in the state: ${state}`);
 }
 
-export const tests = [
+const axeTests = (scheme) => [
   {
-    name: 'axe-core: the trace view empty, loaded, with a selection, an error, the clocks panel and a comparison',
+    name: `axe-core, ${scheme} theme: the trace view empty, loaded, with a selection, an error, the clocks panel and a comparison`,
     async run({ page, baseUrl }) {
+      await page.emulateMedia({ colorScheme: scheme });
       await open(page, baseUrl);
+      assert.equal(await page.locator('html').getAttribute('data-theme'), scheme);
       await clean(page, 'empty trace view');
       await byTestId(page, 'load-example').click();
       await waitForAttr(page, 'trace-status', 'data-state', 'done', 30000);
@@ -60,10 +62,12 @@ export const tests = [
     },
   },
   {
-    name: 'axe-core: the explore view by default, a config selected, the custom editor open, every configuration',
+    name: `axe-core, ${scheme} theme: the explore view by default, a config selected, the custom editor open, every configuration`,
     async run({ page, baseUrl }) {
+      await page.emulateMedia({ colorScheme: scheme });
       await open(page, baseUrl, '#v=1&view=explore');
       await waitForAttr(page, 'explore-status', 'data-state', 'done', 30000);
+      assert.equal(await page.locator('html').getAttribute('data-theme'), scheme);
       await clean(page, 'explore default');
       await byTestId(page, 'pareto-row').first().click();
       await byTestId(page, 'config-detail').waitFor();
@@ -76,6 +80,11 @@ export const tests = [
       await clean(page, 'all configurations listed');
     },
   },
+];
+
+export const tests = [
+  ...axeTests('light'),
+  ...axeTests('dark'),
   {
     name: 'no horizontal scrolling at 390, 768, 1280 and 2560 px, in both views with results',
     async run({ page, baseUrl }) {

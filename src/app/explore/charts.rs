@@ -39,6 +39,7 @@ fn ChartCanvas(
     let token = Rc::new(Cell::new(0u64));
     Effect::new(move |_| {
         let w = width.get();
+        let theme = state.theme.shown();
         if w <= 1.0 || state.view.get() != View::Explore {
             return;
         }
@@ -56,7 +57,7 @@ fn ChartCanvas(
                     painted.run(w);
                 }
             });
-            paint_sliced(canvas, Rc::new(picture), 12.0, token, done);
+            paint_sliced(canvas, Rc::new(picture), theme, 12.0, token, done);
         });
     });
     view! {
@@ -231,7 +232,7 @@ pub fn BatchView() -> impl IntoView {
             </div>
             <p class="small muted">
                 "Up and right is better. Each batch size's frontier configurations are its dots; its step line "
-                "joins those no other of its configurations beats on both axes. The bold black line is the best "
+                "joins those no other of its configurations beats on both axes. The bold line is the best "
                 "over every batch size, labelled with the batch at each corner. A time-per-output-token "
                 "objective is the vertical line (users left of it are too slow)."
             </p>

@@ -206,6 +206,8 @@ fn repaint_on_change(
             explore.color_by.track();
             explore.scenario_report.track();
             explore.scenarios_shown.track();
+            state.theme.choice.track();
+            state.theme.system_dark.track();
             if state.view.get() == View::Explore {
                 schedule(Redraw::AfterLayout);
             }
@@ -228,7 +230,8 @@ fn paint_scheduler(
     map: Memo<Option<ScatterMap>>,
     hover: RwSignal<Option<(f64, f64, usize)>>,
 ) -> Rc<dyn Fn(Redraw)> {
-    let explore = expect_context::<AppState>().explore;
+    let app = expect_context::<AppState>();
+    let (explore, theme) = (app.explore, app.theme);
     let index_of = move |key: &str| -> Option<usize> {
         explore.answer.with_untracked(|a| {
             let a = a.as_ref()?;
@@ -278,7 +281,14 @@ fn paint_scheduler(
             // Wall time to the last slice (frames in between included).
             mark_paint_ms(&target, started);
         });
-        paint_sliced(canvas, Rc::new(scene), 12.0, Rc::clone(&paint_token), done);
+        paint_sliced(
+            canvas,
+            Rc::new(scene),
+            untrack(|| theme.shown()),
+            12.0,
+            Rc::clone(&paint_token),
+            done,
+        );
     };
     let paint = Rc::new(paint);
     // One picture per frame. A new sweep's picture is built in a task of its own between
@@ -341,7 +351,7 @@ fn ScatterToolbar(zoom: RwSignal<Option<ScatterRange>>) -> impl IntoView {
             </label>
             <span class="muted small">
                 {move || format!(
-                    "Each square is a configuration that fits, coloured by {}; black-ringed circles are the frontier{}. \
+                    "Each square is a configuration that fits, coloured by {}; ringed circles are the frontier{}. \
                      Hover for details, click to select, drag to zoom, double-click to reset.",
                     explore.color_by.get().name(),
                     if explore.scenarios.with(Vec::is_empty) {

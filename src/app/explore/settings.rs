@@ -357,7 +357,12 @@ fn ExploreExports() -> impl IntoView {
         let name = explore
             .answer
             .with_untracked(|a| format!("{}.png", export_stem(a.as_ref().map(|a| &a.report))));
-        if let Err(e) = save_page_canvas_png("scatter-canvas", "the scatter", &name) {
+        if let Err(e) = save_page_canvas_png(
+            "scatter-canvas",
+            "the scatter",
+            &name,
+            state.theme.for_export(),
+        ) {
             explore
                 .problem
                 .set(Some(format!("The picture could not be saved: {e}")));

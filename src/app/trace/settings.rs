@@ -340,7 +340,12 @@ pub fn TraceExports() -> impl IntoView {
     let on_png = move |_| {
         let preset = trace.run.settings.preset.get_untracked();
         let name = format!("shardscope-timeline-{}.png", preset.as_str());
-        if let Err(e) = save_page_canvas_png("timeline-canvas", "the timeline", &name) {
+        if let Err(e) = save_page_canvas_png(
+            "timeline-canvas",
+            "the timeline",
+            &name,
+            state.theme.for_export(),
+        ) {
             trace.run.problems.update(|p| {
                 p.push(Problem::general(format!(
                     "The picture could not be saved: {e}"

@@ -23,6 +23,7 @@ pub mod scenarios;
 pub mod scene;
 pub mod source;
 pub mod table;
+pub mod theme;
 pub mod timeline;
 pub mod timeline_input;
 pub mod timeline_scene;

@@ -451,7 +451,7 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
     // Infeasible: faded grey crosses, one per bucket.
     if spec.infeasible {
         let mut seen = vec![false; cols * rows];
-        let grey = Rgba::hex(0x8a939b).alpha(0.45);
+        let grey = palette::DOMINATED.alpha(0.45);
         for i in (0..points.len()).filter(|&i| points.flags[i] & FEASIBLE == 0 && visible(i)) {
             let c = cell(i);
             if seen.get(c).copied().unwrap_or(true) {

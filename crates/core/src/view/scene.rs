@@ -51,6 +51,8 @@ pub mod palette {
     pub const WHITE: Rgba = Rgba::hex(0xffffff);
     /// The hidden-memory gap: a neutral slate, apart from every classification colour.
     pub const GAP: Rgba = Rgba::hex(0x6b7a88);
+    /// Configurations off the frontier or out of memory: a light grey.
+    pub const DOMINATED: Rgba = Rgba::hex(0x8a939b);
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -774,6 +774,77 @@ mod tests {
         assert_eq!(confident(&timeline_scene(&hidden)), 0);
     }
 
+    /// Classes differ in form, not only in colour, so they read in greyscale too: confident
+    /// a filled band under a solid edge, likely a filled band under a dashed edge, suspect
+    /// an unfilled, hatched band.
+    #[test]
+    fn each_class_has_its_own_form() {
+        let layout = TimelineLayout::new(800.0, 3);
+        let rows = [
+            row(
+                0,
+                100_000_000,
+                400_000_000,
+                Classification::CollectiveConfident,
+            ),
+            row(
+                1,
+                100_000_000,
+                400_000_000,
+                Classification::CollectiveLikely,
+            ),
+            row(
+                2,
+                100_000_000,
+                400_000_000,
+                Classification::CollectiveSuspect,
+            ),
+        ];
+        let spec = TimelineSpec {
+            layout,
+            scale: 1.0,
+            window: TimeWindow::new(0, 1_000_000_000),
+            origin_ns: 0,
+            ranks: &[0, 1, 2],
+            frame: None,
+            rows: &rows,
+            shown: [true; 3],
+            selected: None,
+            hovered: None,
+            hover_x: None,
+            compare: None,
+        };
+        let scene = timeline_scene(&spec);
+        let of = |class: Classification| {
+            let c = class_color(class);
+            let same = |color: &Rgba| (color.r, color.g, color.b) == (c.r, c.g, c.b);
+            let (mut fills, mut edges, mut outlines, mut strokes) = (0, 0, 0, 0);
+            for shape in &scene.shapes {
+                match shape {
+                    Shape::Rect {
+                        fill: true, color, ..
+                    } if same(color) && color.a < 0.5 => fills += 1,
+                    Shape::Rect {
+                        fill: true, color, ..
+                    } if same(color) => edges += 1,
+                    Shape::Rect {
+                        fill: false, color, ..
+                    } if same(color) => outlines += 1,
+                    Shape::Line { color, .. } if same(color) => strokes += 1,
+                    _ => {}
+                }
+            }
+            (fills, edges, outlines, strokes)
+        };
+        assert_eq!(of(Classification::CollectiveConfident), (1, 1, 0, 0));
+        let (fills, dashes, outlines, strokes) = of(Classification::CollectiveLikely);
+        assert_eq!((fills, outlines, strokes), (1, 0, 0));
+        assert!(dashes > 10, "a dashed edge: {dashes} dashes");
+        let (fills, edges, outlines, hatches) = of(Classification::CollectiveSuspect);
+        assert_eq!((fills, edges, outlines), (0, 0, 1));
+        assert!(hatches > 10, "hatched: {hatches} strokes");
+    }
+
     #[test]
     fn a_compared_run_gets_the_lane_under_each_rank_with_its_times_shifted() {
         let layout = TimelineLayout::new(800.0, 2 * lanes_per_rank(true));

@@ -14,7 +14,9 @@ use shardscope_core::view::timeline_scene::{
 use super::super::super::canvas::device_pixel_ratio;
 use super::super::super::now_ms;
 use super::super::super::paint::{mark_paint_ms, paint, paint_sliced};
+use super::super::super::state::AppState;
 use super::model::TimelineModel;
+use shardscope_core::view::theme::Theme;
 
 /// The longest a timeline picture paints in one frame.
 const SLICE_MS: f64 = 12.0;
@@ -26,13 +28,15 @@ pub fn paint_on_change(
     overview: NodeRef<html::Canvas>,
 ) {
     let trace = model.trace;
+    let theme = expect_context::<AppState>().theme;
     let slice_token = Rc::new(Cell::new(0u64));
     let draw = move || {
-        paint_lanes(model, lanes, &slice_token);
+        let shown = untrack(|| theme.shown());
+        paint_lanes(model, lanes, &slice_token, shown);
         // The overview in a task of its own: after a big load the first full picture of
         // both would be one long task.
         set_timeout(
-            move || paint_overview(model, overview),
+            move || paint_overview(model, overview, shown),
             std::time::Duration::ZERO,
         );
     };
@@ -69,6 +73,8 @@ pub fn paint_on_change(
         model.layout.track();
         model.hover.track();
         model.rows.track();
+        theme.choice.track();
+        theme.system_dark.track();
         schedule();
     });
 }
@@ -77,7 +83,12 @@ pub fn paint_on_change(
 /// to some 20,000 shapes) still appears at once, and a slower one (a whole big trace;
 /// the first picture after a load) never makes a long task. A newer picture abandons
 /// an unfinished one (`slice_token`).
-fn paint_lanes(model: TimelineModel, lanes: NodeRef<html::Canvas>, slice_token: &Rc<Cell<u64>>) {
+fn paint_lanes(
+    model: TimelineModel,
+    lanes: NodeRef<html::Canvas>,
+    slice_token: &Rc<Cell<u64>>,
+    theme: Theme,
+) {
     let (Some(window), Some(canvas)) = (model.window.get_untracked(), lanes.get_untracked()) else {
         return;
     };
@@ -120,6 +131,7 @@ fn paint_lanes(model: TimelineModel, lanes: NodeRef<html::Canvas>, slice_token: 
     paint_sliced(
         canvas.clone(),
         Rc::new(scene),
+        theme,
         SLICE_MS,
         Rc::clone(slice_token),
         done,
@@ -131,7 +143,7 @@ fn paint_lanes(model: TimelineModel, lanes: NodeRef<html::Canvas>, slice_token: 
 }
 
 /// The overview strip: the whole trace, the visible window marked.
-fn paint_overview(model: TimelineModel, overview: NodeRef<html::Canvas>) {
+fn paint_overview(model: TimelineModel, overview: NodeRef<html::Canvas>, theme: Theme) {
     let (Some(canvas), Some(window), Some(bounds)) = (
         overview.get_untracked(),
         model.window.get_untracked(),
@@ -152,7 +164,7 @@ fn paint_overview(model: TimelineModel, overview: NodeRef<html::Canvas>) {
         trace.shown_classes.get_untracked(),
     );
     let started = now_ms();
-    if let Err(e) = paint(&canvas, &scene) {
+    if let Err(e) = paint(&canvas, &scene, theme) {
         web_sys::console::warn_1(&e.into());
     }
     mark_paint_ms(&canvas, started);
