@@ -8,6 +8,7 @@
 
 pub mod canvas;
 pub mod download;
+pub mod drawer;
 pub mod explore;
 pub mod offline;
 pub mod open_api;

@@ -357,6 +357,8 @@ pub struct TraceState {
     pub selected: RwSignal<Option<(i64, i64)>>,
     /// The visible window; `None` = the whole trace.
     pub window: RwSignal<Option<TimeWindow>>,
+    /// Whether the timeline's key list shows.
+    pub key_help: RwSignal<bool>,
     /// The latest timeline data from the worker.
     pub frame: RwSignal<Option<Arc<WindowData>>>,
     /// How long the worker took for it (shown as `data-query-ms` on the canvas).
@@ -374,6 +376,7 @@ impl TraceState {
             run: RunSignals::new(RunSlot::A, link),
             selected: RwSignal::new(link.selected),
             window: RwSignal::new(link.window),
+            key_help: RwSignal::new(false),
             frame: RwSignal::new(None),
             frame_query_ms: RwSignal::new(0.0),
             overview: RwSignal::new(None),

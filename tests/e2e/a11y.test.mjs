@@ -86,7 +86,7 @@ export const tests = [
   ...axeTests('light'),
   ...axeTests('dark'),
   {
-    name: 'no horizontal scrolling at 390, 768, 1280 and 2560 px, in both views with results',
+    name: 'no horizontal scrolling at 390, 768, 1280 and 2560 px, in both views with results; settings in a drawer below 900 px',
     async run({ page, baseUrl }) {
       for (const width of [390, 768, 1280, 2560]) {
         await page.setViewportSize({ width, height: 844 });
@@ -97,6 +97,26 @@ export const tests = [
         await byTestId(page, 'attribution-row').first().waitFor();
         const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         assert.equal(await sideways(), 0, `trace view at ${width} px scrolls sideways`);
+        // Below ~900 px the settings wait in a drawer: the timeline follows the inputs and
+        // the status, within the first screen and a half.
+        const toggle = page.locator('[data-testid="settings-drawer-toggle"][aria-controls="trace-drawer"]');
+        const preset = byTestId(page, 'preset-select');
+        if (width < 900) {
+          assert.equal(await preset.isVisible(), false, `settings hidden at ${width} px`);
+          const top = await page.evaluate(() => document.querySelector('.timeline-card').getBoundingClientRect().top + scrollY);
+          assert.ok(top < 844 * 1.5, `the timeline starts at ${top} px at ${width} px`);
+          await toggle.click();
+          assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+          await preset.waitFor();
+          assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Close', 'the focus moves into the drawer');
+          assert.equal(await sideways(), 0, `the open drawer at ${width} px scrolls sideways`);
+          await page.keyboard.press('Escape');
+          await preset.waitFor({ state: 'hidden' });
+          assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-controls')), 'trace-drawer', 'and back to the button');
+        } else {
+          assert.equal(await toggle.isVisible(), false, `no drawer at ${width} px`);
+          assert.equal(await preset.isVisible(), true, `settings in the sidebar at ${width} px`);
+        }
         await page.goto('about:blank');
         await open(page, baseUrl, '#v=1&view=explore');
         await waitForAttr(page, 'explore-status', 'data-state', 'done', 30000);

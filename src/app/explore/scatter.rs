@@ -1,18 +1,19 @@
 //! The latency-versus-PEs scatter on `scatter-canvas`: the core draws it
 //! (`view::scatter`); this module sizes the canvas, paints once per animation frame,
 //! and handles hover (the config in one line), click (select), drag (zoom to a region)
-//! and double-click (reset).
+//! and double-click (reset); on the keyboard, arrows walk the frontier (the cursor shows
+//! as a hover), Enter selects, +/− zoom and Esc resets (core `ScatterKey`).
 
 use std::cell::Cell;
 use std::rc::Rc;
 
-use leptos::ev::MouseEvent;
+use leptos::ev::{KeyboardEvent, MouseEvent};
 use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::view::explore::{parse_short_key, short_key, ColorBy, Knob};
 use shardscope_core::view::scatter::{
-    feasible_efficiency_max, hover_text, nearest_point, scatter_scene, Band, Overlay, ScatterMap,
-    ScatterRange, ScatterSpec, HOVER_RADIUS_PX, TOOLTIP_FLIP_PX,
+    feasible_efficiency_max, frontier_step, hover_text, nearest_point, scatter_scene, Band,
+    Overlay, ScatterKey, ScatterMap, ScatterRange, ScatterSpec, HOVER_RADIUS_PX, TOOLTIP_FLIP_PX,
 };
 use shardscope_core::view::scenarios::overlays;
 use shardscope_core::view::scene::Scene;
@@ -121,6 +122,18 @@ pub fn Scatter() -> impl IntoView {
             drag.set_value(local(&ev));
         }
     };
+    let select = move |i: usize| {
+        let picked = explore.answer.with_untracked(|a| {
+            let a = a.as_ref()?;
+            a.points
+                .topology(i, &a.request.sweep)
+                .map(|t| short_key(&t))
+        });
+        if let Some(key) = picked {
+            explore.selected.set(Some(key.clone()));
+            evaluate(state, workers, key);
+        }
+    };
     let on_up = move |ev: MouseEvent| {
         let start = drag.get_value();
         drag.set_value(None);
@@ -137,19 +150,78 @@ pub fn Scatter() -> impl IntoView {
         let Some((x, y)) = local(&ev) else {
             return;
         };
-        let picked = hit(x, y).and_then(|i| {
-            explore.answer.with_untracked(|a| {
-                let a = a.as_ref()?;
-                a.points
-                    .topology(i, &a.request.sweep)
-                    .map(|t| short_key(&t))
-            })
-        });
-        if let Some(key) = picked {
-            explore.selected.set(Some(key.clone()));
-            evaluate(state, workers, key);
+        if let Some(i) = hit(x, y) {
+            select(i);
         }
     };
+    let on_key = move |ev: KeyboardEvent| {
+        let modifier = ev.ctrl_key() || ev.meta_key() || ev.alt_key();
+        let Some(key) = ScatterKey::from_key(&ev.key(), modifier) else {
+            return;
+        };
+        ev.prevent_default();
+        let cursor = hover.get_untracked().map(|(_, _, i)| i);
+        match key {
+            ScatterKey::Walk(step) => {
+                let to = explore.answer.with_untracked(|a| {
+                    let a = a.as_ref()?;
+                    let i = frontier_step(&a.points, cursor, step)?;
+                    Some((i, f64::from(a.points.pes[i]), a.points.latency_ns[i]))
+                });
+                let Some((i, pes, latency_ns)) = to else {
+                    return;
+                };
+                // A cursor outside a zoomed range brings the whole range back.
+                if zoom
+                    .get_untracked()
+                    .is_some_and(|r| !r.contains(pes, latency_ns))
+                {
+                    zoom.set(None);
+                }
+                if let Some(m) = map.get_untracked() {
+                    hover.set(Some((m.x(pes), m.y(latency_ns), i)));
+                }
+            }
+            ScatterKey::Choose => {
+                if let Some(i) = cursor {
+                    select(i);
+                }
+            }
+            ScatterKey::Zoom(factor) => {
+                let Some(m) = map.get_untracked() else {
+                    return;
+                };
+                let (x, y) = hover.get_untracked().map_or(
+                    ((m.x0() + m.x1()) / 2.0, (m.y0() + m.y1()) / 2.0),
+                    |(x, y, _)| (x, y),
+                );
+                zoom.set(Some(m.range.zoomed(factor, m.pes_at(x), m.latency_at(y))));
+            }
+            ScatterKey::Reset => zoom.set(None),
+        }
+    };
+    // The cursor follows the picture when the range changes (a zoom keeps it in place
+    // only for the point it zoomed around).
+    Effect::new(move |_| {
+        let Some(m) = map.get() else {
+            return;
+        };
+        let Some((x, y, i)) = hover.get_untracked() else {
+            return;
+        };
+        let at = explore.answer.with_untracked(|a| {
+            let a = a.as_ref()?;
+            (i < a.points.len())
+                .then(|| (m.x(f64::from(a.points.pes[i])), m.y(a.points.latency_ns[i])))
+        });
+        match at {
+            Some(at) if (at.0 - x).abs() > 0.5 || (at.1 - y).abs() > 0.5 => {
+                hover.set(Some((at.0, at.1, i)))
+            }
+            Some(_) => {}
+            None => hover.set(None),
+        }
+    });
 
     view! {
         <ScatterToolbar zoom=zoom />
@@ -160,8 +232,10 @@ pub fn Scatter() -> impl IntoView {
                 node_ref=canvas_ref
                 role="img"
                 tabindex="0"
-                aria-label="Latency against PEs used for every configuration; the Pareto frontier is joined by a line"
+                aria-label="Latency against PEs used for every configuration; the Pareto frontier is joined by a line. Arrows walk the frontier, Enter selects, plus and minus zoom, Escape resets the zoom."
+                aria-keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown Home End Enter + - Escape"
                 style:height=format!("{HEIGHT}px")
+                on:keydown=on_key
                 on:mousemove=on_move
                 on:mousedown=on_down
                 on:mouseup=on_up
@@ -364,6 +438,7 @@ fn ScatterToolbar(zoom: RwSignal<Option<ScatterRange>>) -> impl IntoView {
             <button
                 type="button"
                 class="button small"
+                data-testid="scatter-reset-zoom"
                 disabled=move || zoom.with(Option::is_none)
                 on:click=move |_| zoom.set(None)
             >

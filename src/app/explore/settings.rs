@@ -10,6 +10,7 @@ use shardscope_core::view::custom::Subject;
 use shardscope_core::view::explore::{export_stem, ExploreSettings};
 
 use super::super::download::save_page_canvas_png;
+use super::super::drawer::SettingsDrawer;
 use super::super::state::{AppState, Phase};
 use super::super::tasks::Later;
 use super::super::workers::WorkersHandle;
@@ -56,6 +57,7 @@ pub fn ExploreSettingsPanel(pending: StoredValue<u64>) -> impl IntoView {
     let (model_open, machine_open) = (RwSignal::new(false), RwSignal::new(false));
     view! {
         <aside class="sidebar" aria-label="Explore settings">
+            <SettingsDrawer id="explore-drawer" label="Model, machine, objectives">
             <section class="card" aria-labelledby="workload-title">
                 <h2 id="workload-title">"Model and machine"</h2>
                 <PresetSelect edit=edit kind=Subject::Model label="Model" open=model_open />
@@ -94,6 +96,7 @@ pub fn ExploreSettingsPanel(pending: StoredValue<u64>) -> impl IntoView {
                     <p class="muted small">"Configs that miss an objective are drawn faded and leave the frontier."</p>
                 </section>
             </Later>
+            </SettingsDrawer>
             // Not deferred: `explore-status` is there as soon as the view is.
             <SweepStatus />
             <Later>

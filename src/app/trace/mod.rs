@@ -24,6 +24,7 @@ use shardscope_core::attribution::Classification;
 use shardscope_core::view::scene::palette;
 use shardscope_core::view::timeline_scene::class_color;
 
+use super::drawer::SettingsDrawer;
 use super::state::{AppState, Phase, Problem, RunSlot, View};
 use super::tasks::Later;
 use super::workers::WorkersHandle;
@@ -201,16 +202,18 @@ pub fn TraceView() -> impl IntoView {
             <aside class="sidebar" aria-label="Trace settings">
                 <TraceInput />
                 <TraceStatus />
-                <Show when=loaded>
-                    <CompareInput />
-                </Show>
-                <Later>
-                    <TraceSettingsPanel />
+                <SettingsDrawer id="trace-drawer" label="Settings, compare, exports">
                     <Show when=loaded>
-                        <ClocksPanel />
+                        <CompareInput />
                     </Show>
-                    <TraceExports />
-                </Later>
+                    <Later>
+                        <TraceSettingsPanel />
+                        <Show when=loaded>
+                            <ClocksPanel />
+                        </Show>
+                        <TraceExports />
+                    </Later>
+                </SettingsDrawer>
             </aside>
             <div class="main-column" aria-busy=move || if busy() { "true" } else { "false" }>
                 <Show when=loaded fallback=|| view! { <Later><EmptyState /></Later> }>
@@ -219,8 +222,18 @@ pub fn TraceView() -> impl IntoView {
                             <Legend />
                             <div class="toolbar-actions">
                                 <span class="muted small keys">
-                                    "W/S or wheel: zoom · A/D or drag: pan · double-click: zoom to interval · Esc: reset"
+                                    "W/S or wheel: zoom · A/D or drag: pan · arrows: intervals · double-click: zoom to interval · Esc: reset"
                                 </span>
+                                <button
+                                    type="button"
+                                    class="button small"
+                                    data-testid="timeline-keys"
+                                    aria-expanded=move || if trace.key_help.get() { "true" } else { "false" }
+                                    title="The timeline's keys (or ? on the timeline)"
+                                    on:click=move |_| trace.key_help.update(|on| *on = !*on)
+                                >
+                                    "Keys"
+                                </button>
                                 <button
                                     type="button"
                                     class="button small"

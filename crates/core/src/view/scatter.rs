@@ -642,6 +642,111 @@ pub fn nearest_point(
     best.map(|(_, _, i)| i)
 }
 
+/// Zoom per +/− press on the scatter: both axes' spans (in logarithms) are multiplied by
+/// this, or divided.
+pub const SCATTER_KEY_ZOOM: f64 = 0.6;
+
+/// What a key does on the focused scatter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ScatterKey {
+    /// Move the keyboard cursor along the frontier.
+    Walk(FrontierStep),
+    /// Select the cursor's configuration.
+    Choose,
+    /// Multiply both axes' spans by this factor around the cursor (or the middle).
+    Zoom(f64),
+    /// Show the whole range.
+    Reset,
+}
+
+/// A move along the frontier (ordered by PEs, then latency).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrontierStep {
+    Previous,
+    Next,
+    First,
+    Last,
+}
+
+impl ScatterKey {
+    /// The action of `key` (a `KeyboardEvent.key`); `None` for other keys and with Ctrl,
+    /// Meta or Alt held. ←/↓ walk to fewer PEs, →/↑ to more (up: faster is not promised).
+    pub fn from_key(key: &str, with_modifier: bool) -> Option<ScatterKey> {
+        if with_modifier {
+            return None;
+        }
+        Some(match key {
+            "ArrowLeft" | "ArrowDown" => ScatterKey::Walk(FrontierStep::Previous),
+            "ArrowRight" | "ArrowUp" => ScatterKey::Walk(FrontierStep::Next),
+            "Home" => ScatterKey::Walk(FrontierStep::First),
+            "End" => ScatterKey::Walk(FrontierStep::Last),
+            "Enter" | " " => ScatterKey::Choose,
+            "+" | "=" => ScatterKey::Zoom(SCATTER_KEY_ZOOM),
+            "-" | "_" => ScatterKey::Zoom(1.0 / SCATTER_KEY_ZOOM),
+            "Escape" | "0" => ScatterKey::Reset,
+            _ => return None,
+        })
+    }
+}
+
+/// The frontier configuration `step` from `from` (fewest PEs first, then fastest); from
+/// none, or from a configuration off the frontier, the walk starts at the first (or, for
+/// [`FrontierStep::Previous`] and [`FrontierStep::Last`], the last). At either end it
+/// stays. `None`: no frontier.
+pub fn frontier_step(points: &Points, from: Option<usize>, step: FrontierStep) -> Option<usize> {
+    let mut frontier: Vec<usize> = (0..points.len())
+        .filter(|&i| points.flags[i] & FRONTIER != 0 && points.flags[i] & FEASIBLE != 0)
+        .collect();
+    frontier.sort_by(|&a, &b| {
+        points.pes[a]
+            .cmp(&points.pes[b])
+            .then(points.latency_ns[a].total_cmp(&points.latency_ns[b]))
+            .then(a.cmp(&b))
+    });
+    let last = frontier.len().checked_sub(1)?;
+    let at = from.and_then(|f| frontier.iter().position(|&i| i == f));
+    let to = match (step, at) {
+        (FrontierStep::First, _) | (FrontierStep::Next, None) => 0,
+        (FrontierStep::Last, _) | (FrontierStep::Previous, None) => last,
+        (FrontierStep::Previous, Some(at)) => at.saturating_sub(1),
+        (FrontierStep::Next, Some(at)) => (at + 1).min(last),
+    };
+    frontier.get(to).copied()
+}
+
+impl ScatterRange {
+    /// This range zoomed by `factor` (< 1 in) on both axes' logarithms, keeping the point
+    /// (`pes`, `latency_ns`) where it is on the canvas.
+    pub fn zoomed(self, factor: f64, pes: f64, latency_ns: f64) -> ScatterRange {
+        let around = |lo: f64, hi: f64, at: f64| {
+            let at = at.clamp(lo, hi);
+            (at - (at - lo) * factor, at + (hi - at) * factor)
+        };
+        let (p0, p1) = around(
+            self.pes_min.log2(),
+            self.pes_max.log2(),
+            pes.max(1e-9).log2(),
+        );
+        let (l0, l1) = around(
+            self.latency_min_ns.log10(),
+            self.latency_max_ns.log10(),
+            latency_ns.max(1e-9).log10(),
+        );
+        ScatterRange {
+            pes_min: 2f64.powf(p0),
+            pes_max: 2f64.powf(p1),
+            latency_min_ns: 10f64.powf(l0),
+            latency_max_ns: 10f64.powf(l1),
+        }
+    }
+
+    /// Whether (`pes`, `latency_ns`) lies inside.
+    pub fn contains(&self, pes: f64, latency_ns: f64) -> bool {
+        (self.pes_min..=self.pes_max).contains(&pes)
+            && (self.latency_min_ns..=self.latency_max_ns).contains(&latency_ns)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -653,6 +758,109 @@ mod tests {
     fn points() -> Points {
         let req = resolve(&ExploreSettings::default()).unwrap();
         Points::from_sweep(&sweep(&req.model, &req.machine, &req.sweep).unwrap())
+    }
+
+    #[test]
+    fn keys_walk_the_frontier_in_pes_order_and_zoom_around_the_cursor() {
+        let p = points();
+        let first = frontier_step(&p, None, FrontierStep::Next).unwrap();
+        let mut walked = vec![first];
+        while let Some(next) = frontier_step(&p, walked.last().copied(), FrontierStep::Next) {
+            if Some(&next) == walked.last() {
+                break;
+            }
+            walked.push(next);
+        }
+        let frontier: Vec<usize> = (0..p.len())
+            .filter(|&i| p.flags[i] & FRONTIER != 0)
+            .collect();
+        assert_eq!(walked.len(), frontier.len(), "every frontier config once");
+        for pair in walked.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            assert!(
+                (p.pes[a], p.latency_ns[a]) <= (p.pes[b], p.latency_ns[b]),
+                "in PEs order, then latency"
+            );
+        }
+        let last = *walked.last().unwrap();
+        assert_eq!(frontier_step(&p, None, FrontierStep::Previous), Some(last));
+        assert_eq!(
+            frontier_step(&p, Some(first), FrontierStep::Last),
+            Some(last)
+        );
+        assert_eq!(
+            frontier_step(&p, Some(last), FrontierStep::First),
+            Some(first)
+        );
+        assert_eq!(
+            frontier_step(&p, Some(first), FrontierStep::Previous),
+            Some(first)
+        );
+        assert_eq!(
+            frontier_step(&p, Some(walked[1]), FrontierStep::Previous),
+            Some(first)
+        );
+        let off = (0..p.len()).find(|&i| p.flags[i] & FRONTIER == 0).unwrap();
+        assert_eq!(
+            frontier_step(&p, Some(off), FrontierStep::Next),
+            Some(first)
+        );
+        assert_eq!(
+            frontier_step(&Points::default(), None, FrontierStep::Next),
+            None
+        );
+
+        assert_eq!(
+            ScatterKey::from_key("ArrowRight", false),
+            Some(ScatterKey::Walk(FrontierStep::Next))
+        );
+        assert_eq!(
+            ScatterKey::from_key("ArrowDown", false),
+            Some(ScatterKey::Walk(FrontierStep::Previous))
+        );
+        assert_eq!(
+            ScatterKey::from_key("End", false),
+            Some(ScatterKey::Walk(FrontierStep::Last))
+        );
+        assert_eq!(
+            ScatterKey::from_key("Enter", false),
+            Some(ScatterKey::Choose)
+        );
+        assert_eq!(
+            ScatterKey::from_key("+", false),
+            Some(ScatterKey::Zoom(SCATTER_KEY_ZOOM))
+        );
+        assert_eq!(
+            ScatterKey::from_key("-", false),
+            Some(ScatterKey::Zoom(1.0 / SCATTER_KEY_ZOOM))
+        );
+        assert_eq!(
+            ScatterKey::from_key("Escape", false),
+            Some(ScatterKey::Reset)
+        );
+        assert_eq!(ScatterKey::from_key("+", true), None);
+        assert_eq!(ScatterKey::from_key("q", false), None);
+
+        // Zooming keeps the anchor where it was on the canvas and narrows both axes.
+        let range = ScatterRange::fit(&p, false).unwrap();
+        let (pes, lat) = (f64::from(p.pes[first]), p.latency_ns[first]);
+        let before = ScatterMap {
+            width: 800.0,
+            height: 440.0,
+            range,
+        };
+        let after = ScatterMap {
+            range: range.zoomed(SCATTER_KEY_ZOOM, pes, lat),
+            ..before
+        };
+        assert!((before.x(pes) - after.x(pes)).abs() < 1e-6);
+        assert!((before.y(lat) - after.y(lat)).abs() < 1e-6);
+        let span = |r: ScatterRange| (r.pes_max / r.pes_min).log2();
+        assert!((span(after.range) - SCATTER_KEY_ZOOM * span(range)).abs() < 1e-9);
+        assert!(after.range.contains(pes, lat));
+        let back = after.range.zoomed(1.0 / SCATTER_KEY_ZOOM, pes, lat);
+        assert!((back.pes_min / range.pes_min - 1.0).abs() < 1e-9);
+        assert!((back.latency_max_ns / range.latency_max_ns - 1.0).abs() < 1e-9);
     }
 
     #[test]

@@ -36,11 +36,45 @@ pub enum Action {
     Zoom(f64),
     /// Move the window by this fraction of its span (negative: earlier).
     Pan(f64),
-    /// Show the whole trace.
+    /// Show the whole trace (and close the key help).
     Reset,
     /// Zoom to the selected interval.
     ZoomToSelected,
+    /// Move the keyboard cursor to another interval ([`step_interval`]).
+    Step(Step),
+    /// Select the cursor's interval; when it is selected already, zoom to it.
+    Choose,
+    /// Show or hide the list of keys.
+    Help,
 }
+
+/// A move of the keyboard cursor between intervals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The interval before, in time (←).
+    Previous,
+    /// The interval after, in time (→).
+    Next,
+    /// The nearest in time on the closest lane above with one (↑).
+    LaneUp,
+    /// The nearest in time on the closest lane below with one (↓).
+    LaneDown,
+}
+
+/// The timeline's keys and what they do, as the key help lists them.
+pub const KEY_HELP: [(&str, &str); 8] = [
+    (
+        "W / S (+ / −)",
+        "zoom in / out around the cursor or the middle",
+    ),
+    ("A / D", "pan earlier / later"),
+    ("← / →", "the interval before / after"),
+    ("↑ / ↓", "the nearest interval on the lane above / below"),
+    ("Enter", "select that interval; again: zoom to it"),
+    ("Z", "zoom to the selected interval"),
+    ("Esc", "show the whole trace (closes this list)"),
+    ("?", "show or hide this list"),
+];
 
 impl Action {
     /// The action of `key` (a `KeyboardEvent.key`); `None` for other keys and for any
@@ -52,13 +86,84 @@ impl Action {
         Some(match key {
             "w" | "W" | "+" | "=" => Action::Zoom(KEY_ZOOM),
             "s" | "S" | "-" => Action::Zoom(1.0 / KEY_ZOOM),
-            "a" | "A" | "ArrowLeft" => Action::Pan(-KEY_PAN),
-            "d" | "D" | "ArrowRight" => Action::Pan(KEY_PAN),
+            "a" | "A" => Action::Pan(-KEY_PAN),
+            "d" | "D" => Action::Pan(KEY_PAN),
+            "ArrowLeft" => Action::Step(Step::Previous),
+            "ArrowRight" => Action::Step(Step::Next),
+            "ArrowUp" => Action::Step(Step::LaneUp),
+            "ArrowDown" => Action::Step(Step::LaneDown),
             "Escape" => Action::Reset,
-            "Enter" => Action::ZoomToSelected,
+            "Enter" => Action::Choose,
+            "z" | "Z" => Action::ZoomToSelected,
+            "?" => Action::Help,
             _ => return None,
         })
     }
+}
+
+/// Where the keyboard cursor goes from interval `from` (an index into `rows`) by `step`,
+/// among the intervals on `lanes` (ranks, top to bottom) whose class `shown(row)` allows.
+/// Without a cursor (or one on an interval no longer drawn) it starts at the first
+/// interval reaching into `window` (the last one for [`Step::Previous`]), or the first
+/// (last) of all. At either end, or with no lane above or below, it stays; `None` only
+/// when no interval is drawn.
+pub fn step_interval(
+    rows: &[IntervalRow],
+    lanes: &[i64],
+    shown: impl Fn(&IntervalRow) -> bool,
+    from: Option<usize>,
+    step: Step,
+    window: Option<TimeWindow>,
+) -> Option<usize> {
+    let lane_of = |row: &IntervalRow| lanes.iter().position(|&r| r == row.rank);
+    // Drawn intervals in time order (ties: top lane first).
+    let mut order: Vec<(i64, usize, i64, usize)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, row)| shown(row))
+        .filter_map(|(i, row)| Some((row.interval_start_ns, lane_of(row)?, row.interval_end_ns, i)))
+        .collect();
+    order.sort_unstable();
+    let at = from.and_then(|f| order.iter().position(|o| o.3 == f));
+    let Some(at) = at else {
+        let in_window = |o: &&(i64, usize, i64, usize)| {
+            window.is_none_or(|w| o.2 >= w.start_ns && o.0 <= w.end_ns)
+        };
+        let pick = if step == Step::Previous {
+            order.iter().rev().find(in_window).or(order.last())
+        } else {
+            order.iter().find(in_window).or(order.first())
+        };
+        return pick.map(|o| o.3);
+    };
+    let current = order[at];
+    let mid = |o: &(i64, usize, i64, usize)| o.0 / 2 + o.2 / 2;
+    let pick = match step {
+        Step::Previous => order.get(at.saturating_sub(1)),
+        Step::Next => order.get(at + 1).or(Some(&order[at])),
+        Step::LaneUp | Step::LaneDown => {
+            // The closest lane in that direction with an interval, then the nearest in time.
+            let lane = order
+                .iter()
+                .map(|o| o.1)
+                .filter(|&l| {
+                    if step == Step::LaneUp {
+                        l < current.1
+                    } else {
+                        l > current.1
+                    }
+                })
+                .min_by_key(|&l| l.abs_diff(current.1));
+            match lane {
+                Some(lane) => order
+                    .iter()
+                    .filter(|o| o.1 == lane)
+                    .min_by_key(|o| (mid(o).abs_diff(mid(&current)), o.0)),
+                None => Some(&order[at]),
+            }
+        }
+    };
+    pick.map(|o| o.3)
 }
 
 /// A wheel event's fields (`WheelEvent.deltaX/Y/deltaMode/shiftKey`).
@@ -241,6 +346,30 @@ pub fn interval_line(row: &IntervalRow) -> String {
     )
 }
 
+/// One interval in words: "rank 4 likely 9.60–9.80 s" (seconds from `origin_ns`).
+pub fn interval_phrase(row: &IntervalRow, origin_ns: i64) -> String {
+    let s = |ns: i64| format!("{:.2}", (ns - origin_ns) as f64 / 1e9);
+    format!(
+        "rank {} {} {}–{} s",
+        row.rank,
+        row.classification.short(),
+        s(row.interval_start_ns),
+        s(row.interval_end_ns)
+    )
+}
+
+/// Where the keyboard cursor is, for a screen reader (announced as it moves): the
+/// interval, its peak gap and how many ranks spiked with it.
+pub fn cursor_phrase(row: &IntervalRow, origin_ns: i64) -> String {
+    format!(
+        "{}, peak gap {}, {} of {} ranks in sync. Enter selects it",
+        interval_phrase(row, origin_ns),
+        format_bytes(row.peak_gap_bytes),
+        row.synchronized_ranks,
+        row.expected_world_size,
+    )
+}
+
 /// What the timeline shows, in words, for a screen reader (the canvas's label): the
 /// ranks, the intervals, the span and the visible part of it (seconds from `origin_ns`),
 /// the selection, then the keys.
@@ -266,16 +395,12 @@ pub fn timeline_label(
         }
     }
     if let Some(row) = selected {
-        text.push_str(&format!(
-            "; selected: rank {} {} {}–{} s",
-            row.rank,
-            row.classification.short(),
-            s(row.interval_start_ns),
-            s(row.interval_end_ns)
-        ));
+        text.push_str("; selected: ");
+        text.push_str(&interval_phrase(row, origin_ns));
     }
     text.push_str(
-        ". W and S zoom, A and D pan, Escape resets, Enter zooms to the selected interval.",
+        ". W and S zoom, A and D pan, arrows move between intervals, Enter selects (again: \
+         zooms to it), Escape resets, question mark lists the keys.",
     );
     text
 }
@@ -283,6 +408,7 @@ pub fn timeline_label(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::attribution::Classification;
     use crate::view::lod::LaneWindow;
 
     #[test]
@@ -316,16 +442,21 @@ mod tests {
             Action::from_key("S", false),
             Some(Action::Zoom(1.0 / KEY_ZOOM))
         );
-        assert_eq!(
-            Action::from_key("ArrowLeft", false),
-            Some(Action::Pan(-KEY_PAN))
-        );
+        assert_eq!(Action::from_key("A", false), Some(Action::Pan(-KEY_PAN)));
         assert_eq!(Action::from_key("d", false), Some(Action::Pan(KEY_PAN)));
         assert_eq!(Action::from_key("Escape", false), Some(Action::Reset));
-        assert_eq!(
-            Action::from_key("Enter", false),
-            Some(Action::ZoomToSelected)
-        );
+        assert_eq!(Action::from_key("Enter", false), Some(Action::Choose));
+        assert_eq!(Action::from_key("z", false), Some(Action::ZoomToSelected));
+        assert_eq!(Action::from_key("?", false), Some(Action::Help));
+        for (key, step) in [
+            ("ArrowLeft", Step::Previous),
+            ("ArrowRight", Step::Next),
+            ("ArrowUp", Step::LaneUp),
+            ("ArrowDown", Step::LaneDown),
+        ] {
+            assert_eq!(Action::from_key(key, false), Some(Action::Step(step)));
+        }
+        assert_eq!(Action::from_key("ArrowLeft", true), None);
         assert_eq!(Action::from_key("w", true), None);
         assert_eq!(Action::from_key("x", false), None);
     }
@@ -426,13 +557,122 @@ mod tests {
         assert!(!no_rank[0].starts_with("rank"));
     }
 
+    fn interval(rank: i64, start_s: f64, end_s: f64, class: Classification) -> IntervalRow {
+        IntervalRow {
+            rank,
+            interval_start_ns: (start_s * 1e9) as i64,
+            interval_end_ns: (end_s * 1e9) as i64,
+            classification: class,
+            confidence: 0.9,
+            reason_codes: Vec::new(),
+            marker_hits: 1,
+            synchronized_ranks: 2,
+            expected_world_size: 4,
+            synchrony_ratio: 0.5,
+            peak_gap_bytes: 1 << 30,
+            peak_gap_ratio: None,
+            robust_zscore: 3.0,
+            phase: None,
+        }
+    }
+
+    #[test]
+    fn arrows_walk_the_drawn_intervals_in_time_and_between_lanes() {
+        use Classification::{
+            CollectiveConfident as C, CollectiveLikely as L, CollectiveSuspect as S,
+        };
+        // Rows in the order attribution gives them (by rank), lanes drawn 2, 0, 1.
+        let rows = [
+            interval(0, 1.0, 1.2, C), // 0
+            interval(0, 5.0, 5.2, L), // 1
+            interval(1, 1.0, 1.2, C), // 2
+            interval(1, 3.0, 3.2, S), // 3
+            interval(2, 4.9, 5.0, C), // 4
+            interval(3, 2.0, 2.2, C), // 5: rank 3 is filtered out
+        ];
+        let lanes = [2, 0, 1];
+        let all = |_: &IntervalRow| true;
+        let go = |from, step| step_interval(&rows, &lanes, all, from, step, None);
+        // Time order, ties by lane (rank 0 is above rank 1): 0, 2, 3, 4, 1.
+        assert_eq!(go(None, Step::Next), Some(0));
+        assert_eq!(go(Some(0), Step::Next), Some(2));
+        assert_eq!(go(Some(2), Step::Next), Some(3));
+        assert_eq!(go(Some(3), Step::Next), Some(4));
+        assert_eq!(go(Some(4), Step::Next), Some(1));
+        assert_eq!(go(Some(1), Step::Next), Some(1), "stays at the end");
+        assert_eq!(go(Some(2), Step::Previous), Some(0));
+        assert_eq!(go(Some(0), Step::Previous), Some(0), "stays at the start");
+        assert_eq!(go(None, Step::Previous), Some(1), "from the end");
+        // Lanes: rank 1 (bottom) up to rank 0, nearest in time; rank 0 up to rank 2.
+        assert_eq!(
+            go(Some(3), Step::LaneUp),
+            Some(0),
+            "3.1 s: 1.1 s is nearer than 5.1 s"
+        );
+        assert_eq!(go(Some(1), Step::LaneUp), Some(4));
+        assert_eq!(
+            go(Some(4), Step::LaneUp),
+            Some(4),
+            "no lane above the top one"
+        );
+        assert_eq!(go(Some(4), Step::LaneDown), Some(1));
+        assert_eq!(go(Some(0), Step::LaneDown), Some(2));
+        assert_eq!(
+            go(Some(2), Step::LaneDown),
+            Some(2),
+            "no lane below the bottom one"
+        );
+        // Hidden classes are skipped, also by lane moves (rank 0's likely one is hidden:
+        // up from rank 1 lands on its confident one).
+        let no_likely = |r: &IntervalRow| r.classification != L;
+        let go = |from, step| step_interval(&rows, &lanes, no_likely, from, step, None);
+        assert_eq!(
+            go(Some(4), Step::Next),
+            Some(4),
+            "the likely one after it is hidden"
+        );
+        assert_eq!(go(Some(4), Step::LaneDown), Some(0));
+        // A cursor on an interval no longer drawn starts again, in the window.
+        let window = Some(TimeWindow::new(2_500_000_000, 6_000_000_000));
+        assert_eq!(
+            step_interval(&rows, &lanes, all, Some(5), Step::Next, window),
+            Some(3)
+        );
+        assert_eq!(
+            step_interval(&rows, &lanes, all, None, Step::Previous, window),
+            Some(1)
+        );
+        // Nothing drawn: no cursor.
+        assert_eq!(
+            step_interval(&rows, &[7], all, Some(0), Step::Next, None),
+            None
+        );
+        assert_eq!(
+            step_interval(&[], &lanes, all, None, Step::LaneUp, None),
+            None
+        );
+    }
+
+    #[test]
+    fn the_cursor_is_read_out_with_its_gap_and_synchrony() {
+        let row = interval(4, 10.6, 10.8, Classification::CollectiveLikely);
+        assert_eq!(
+            cursor_phrase(&row, 1_000_000_000),
+            format!(
+                "rank 4 {} 9.60–9.80 s, peak gap 1.00 GiB, 2 of 4 ranks in sync. Enter selects it",
+                Classification::CollectiveLikely.short()
+            )
+        );
+    }
+
     #[test]
     fn the_label_says_what_the_timeline_shows() {
         let all = TimeWindow::new(1_000_000_000, 49_000_000_000);
         assert_eq!(
             timeline_label(16, 221, Some(all), Some(all), 1_000_000_000, None),
             "Timeline of 16 ranks, 221 intervals, 0.00–48.00 s. W and S zoom, A and D pan, \
-             Escape resets, Enter zooms to the selected interval."
+             arrows move between intervals, Enter selects (again: zooms to it), Escape \
+             resets, question mark lists the keys."
         );
         let row = IntervalRow {
             rank: 4,
@@ -455,8 +695,9 @@ mod tests {
             timeline_label(1, 1, Some(all), Some(zoomed), 1_000_000_000, Some(&row)),
             format!(
                 "Timeline of 1 rank, 1 interval, 0.00–48.00 s (showing 9.00–11.00 s); selected: \
-                 rank 4 {} 9.60–9.80 s. W and S zoom, A and D pan, Escape resets, Enter zooms \
-                 to the selected interval.",
+                 rank 4 {} 9.60–9.80 s. W and S zoom, A and D pan, arrows move between \
+                 intervals, Enter selects (again: zooms to it), Escape resets, question mark \
+                 lists the keys.",
                 crate::attribution::Classification::CollectiveLikely.short()
             )
         );

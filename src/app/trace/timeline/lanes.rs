@@ -1,6 +1,7 @@
 //! The per-rank lanes canvas and its input: Perfetto's W/S and wheel zoom at the
-//! cursor, A/D and drag pan, Esc to reset, Enter or a double click to zoom to an
-//! interval, hover and click selection. Which event does what is the core's
+//! cursor, A/D and drag pan, Esc to reset, arrows to move a keyboard cursor between
+//! intervals and Enter to select it (again, or Z, or a double click: zoom to it), `?`
+//! for the key list, hover and click selection. Which event does what is the core's
 //! (`view::timeline_input`); the handlers read the event and apply the answer.
 
 use leptos::ev::{KeyboardEvent, MouseEvent, WheelEvent};
@@ -21,17 +22,26 @@ pub fn local_xy(canvas: NodeRef<html::Canvas>, ev: &MouseEvent) -> Option<(f64, 
     ))
 }
 
-/// Apply a zoom or pan (the other actions need more than the window).
+/// Apply a key's action.
 fn apply(model: TimelineModel, action: Action, anchor_ns: Option<i64>) {
+    let zoom_to_selected = || {
+        if let Some(i) = model.selected_row() {
+            model.zoom_to_row(i);
+        }
+    };
     match action {
         Action::Zoom(factor) => model.zoom(factor, anchor_ns),
         Action::Pan(fraction) => model.pan(fraction),
+        // Esc closes the key list first.
+        Action::Reset if model.trace.key_help.get_untracked() => model.trace.key_help.set(false),
         Action::Reset => model.trace.window.set(None),
-        Action::ZoomToSelected => {
-            if let Some(i) = model.selected_row() {
-                model.zoom_to_row(i);
-            }
-        }
+        Action::ZoomToSelected => zoom_to_selected(),
+        Action::Step(step) => model.step(step),
+        Action::Choose => match model.cursor_row() {
+            Some(i) if model.selected_row() != Some(i) => model.select_row(Some(i)),
+            _ => zoom_to_selected(),
+        },
+        Action::Help => model.trace.key_help.update(|on| *on = !*on),
     }
 }
 
@@ -66,7 +76,7 @@ pub fn Lanes(model: TimelineModel, canvas: NodeRef<html::Canvas>) -> impl IntoVi
             // Only a zoom needs the pointer's time (reading it forces a layout).
             Action::Zoom(factor) => model.zoom(factor, hit_at(&ev).map(|h| h.ts_ns)),
             Action::Pan(fraction) => model.pan(fraction),
-            Action::Reset | Action::ZoomToSelected => {}
+            _ => {}
         }
     };
     let on_down = move |ev: MouseEvent| {
@@ -137,7 +147,7 @@ pub fn Lanes(model: TimelineModel, canvas: NodeRef<html::Canvas>) -> impl IntoVi
                     )
                 })
             }
-            aria-keyshortcuts="W S A D Escape Enter"
+            aria-keyshortcuts="W S A D ArrowLeft ArrowRight ArrowUp ArrowDown Enter Z Escape ?"
             data-view-start-ns=move || model.window.get().map(|w| w.start_ns.to_string())
             data-view-end-ns=move || model.window.get().map(|w| w.end_ns.to_string())
             data-lanes=move || model.ranks.with(Vec::len).to_string()

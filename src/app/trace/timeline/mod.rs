@@ -15,6 +15,7 @@ mod tooltip;
 use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::view::lod::{WindowQuery, MAX_COLUMNS};
+use shardscope_core::view::timeline_input::{cursor_phrase, KEY_HELP};
 
 use super::super::canvas::{device_pixel_ratio, tracked_width};
 use super::super::state::AppState;
@@ -53,8 +54,54 @@ pub fn Timeline() -> impl IntoView {
             <div class="timeline-main">
                 <Lanes model canvas=lanes_ref />
                 <Tooltip model />
+                <KeyHelp open=trace.key_help />
             </div>
+            // The keyboard cursor, read out as it moves.
+            <p class="visually-hidden" aria-live="polite" data-testid="timeline-cursor">
+                {move || {
+                    model.cursor.track();
+                    let origin = model.origin_ns.get();
+                    model.cursor_row().and_then(|i| {
+                        model.rows.with(|rows| rows.get(i).map(|r| cursor_phrase(r, origin)))
+                    })
+                }}
+            </p>
         </div>
+    }
+}
+
+/// The timeline's keys (`?` on the timeline, or the toolbar's Keys button).
+#[component]
+fn KeyHelp(open: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <Show when=move || open.get()>
+            <div
+                class="key-help"
+                role="dialog"
+                aria-label="Timeline keys"
+                data-testid="timeline-key-help"
+            >
+                <div class="key-help-head">
+                    <strong>"Timeline keys"</strong>
+                    <button type="button" class="button small" on:click=move |_| open.set(false)>
+                        "Close"
+                    </button>
+                </div>
+                <table>
+                    <tbody>
+                        {KEY_HELP
+                            .iter()
+                            .map(|(keys, what)| view! {
+                                <tr>
+                                    <th scope="row"><kbd>{*keys}</kbd></th>
+                                    <td>{*what}</td>
+                                </tr>
+                            })
+                            .collect_view()}
+                    </tbody>
+                </table>
+            </div>
+        </Show>
     }
 }
 

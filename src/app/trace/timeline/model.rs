@@ -9,7 +9,9 @@ use leptos::prelude::*;
 use shardscope_core::analysis::IntervalRow;
 use shardscope_core::view::compare::{joined_bounds, lane_shift_ns};
 use shardscope_core::view::timeline::{interval_at, row_of, trace_bounds, TimeWindow};
-use shardscope_core::view::timeline_input::{hit_tolerance_ns, INTERVAL_ZOOM_FILL};
+use shardscope_core::view::timeline_input::{
+    hit_tolerance_ns, step_interval, Step, INTERVAL_ZOOM_FILL,
+};
 use shardscope_core::view::timeline_scene::{lane_rank, lanes_per_rank, TimelineLayout};
 
 use crate::protocol::TraceReport;
@@ -54,6 +56,8 @@ pub struct TimelineModel {
     pub window: Memo<Option<TimeWindow>>,
     pub layout: Memo<TimelineLayout>,
     pub hover: RwSignal<Option<Hover>>,
+    /// The keyboard cursor: an interval (rank, start) the arrows moved to.
+    pub cursor: RwSignal<Option<(i64, i64)>>,
 }
 
 impl TimelineModel {
@@ -110,6 +114,7 @@ impl TimelineModel {
             window,
             layout,
             hover: RwSignal::new(None),
+            cursor: RwSignal::new(None),
         }
     }
 
@@ -206,6 +211,41 @@ impl TimelineModel {
     pub fn selected_row(&self) -> Option<usize> {
         let key = self.trace.selected.get_untracked()?;
         self.rows.with_untracked(|rows| row_of(rows, key))
+    }
+
+    /// The keyboard cursor's row, if it is in this report.
+    pub fn cursor_row(&self) -> Option<usize> {
+        let key = self.cursor.get_untracked()?;
+        self.rows.with_untracked(|rows| row_of(rows, key))
+    }
+
+    /// Move the keyboard cursor by `step` among the drawn intervals, and the window so
+    /// that it shows.
+    pub fn step(&self, step: Step) {
+        let trace = self.trace;
+        let from = self.cursor_row();
+        let window = self.window.get_untracked();
+        let to = self.rows.with_untracked(|rows| {
+            let i = self.ranks.with_untracked(|lanes| {
+                step_interval(
+                    rows,
+                    lanes,
+                    |row| trace.class_shown(row.classification),
+                    from,
+                    step,
+                    window,
+                )
+            })?;
+            rows.get(i)
+                .map(|r| (r.rank, r.interval_start_ns, r.interval_end_ns))
+        });
+        let Some((rank, start, end)) = to else {
+            return;
+        };
+        self.cursor.set(Some((rank, start)));
+        if let Some(w) = window.and_then(|w| w.revealing(start, end)) {
+            self.set_window(w);
+        }
     }
 
     /// Zoom to row `i`'s interval.

@@ -72,6 +72,7 @@ pub fn paint_on_change(
         model.window.track();
         model.layout.track();
         model.hover.track();
+        model.cursor.track();
         model.rows.track();
         theme.choice.track();
         theme.system_dark.track();
@@ -117,7 +118,10 @@ fn paint_lanes(
         rows: &rows,
         shown: trace.shown_classes.get_untracked(),
         selected: model.selected_row(),
-        hovered: hover.as_ref().and_then(|h| h.interval),
+        hovered: hover
+            .as_ref()
+            .and_then(|h| h.interval)
+            .or_else(|| model.cursor_row()),
         hover_x: hover.as_ref().map(|h| h.x),
         compare,
     };
