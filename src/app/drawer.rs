@@ -1,7 +1,8 @@
 //! Settings that sit in the sidebar on wide screens and in a drawer on narrow ones (below
-//! 60rem, ~900 px: the stylesheet decides). On a phone the results then come right after
-//! the inputs and the status instead of below a screen of settings; a button opens the
-//! drawer over the page, Esc or Close shuts it and gives the focus back.
+//! 57rem, 912 px at the default text size: the stylesheet decides). On a phone the
+//! results then come right after the inputs and the status instead of below a screen of
+//! settings; a button opens the drawer over the page, Esc or Close shuts it and gives the
+//! focus back.
 
 use leptos::html;
 use leptos::prelude::*;

@@ -2,6 +2,7 @@
 // screen's pixel ratio — 1, 2 and 3 — in both views (sharp on HiDPI phones too).
 import { chromium } from 'playwright-core';
 import { assert, byTestId, CHROMIUM, CHROMIUM_ARGS, waitForAttr } from './assert.mjs';
+import { open } from './trace_helpers.mjs';
 
 /** The canvas's backing store against its CSS box and its container's width. */
 function backing(page, testid) {
@@ -49,6 +50,34 @@ export const tests = [
       } finally {
         await browser.close();
       }
+    },
+  },
+  {
+    name: 'text zoomed to 200 %: no sideways scrolling, the layout steps down to one column',
+    async run({ page, baseUrl }) {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      // The browser's text size doubled (16 px → 32 px, as in its settings): every size and
+      // breakpoint is in rem or %, so the page's 15 px becomes 30 px and the layout steps down.
+      const cdp = await page.context().newCDPSession(page);
+      const zoom = () => cdp.send('Page.setFontSizes', { fontSizes: { standard: 32, fixed: 26 } });
+      await open(page, baseUrl);
+      await zoom();
+      await byTestId(page, 'load-example').click();
+      await waitForAttr(page, 'trace-status', 'data-state', 'done', 30000);
+      await page.waitForSelector('[data-testid="timeline-canvas"][data-paint-ms]');
+      assert.equal(await sideways(), 0, 'the trace view at 200 % text scrolls sideways');
+      const toggle = page.locator('[data-testid="settings-drawer-toggle"][aria-controls="trace-drawer"]');
+      assert.equal(await toggle.isVisible(), true, 'at 200 % text the settings move into the drawer');
+      assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).fontSize), '30px', "the page's base text doubled");
+      const status = await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector('.trace-status')).fontSize));
+      assert.equal(status, 27, 'the status line (0.9 rem) doubled from 13.5 px');
+      await page.goto('about:blank');
+      await open(page, baseUrl, '#v=1&view=explore');
+      await zoom();
+      await waitForAttr(page, 'explore-status', 'data-state', 'done', 30000);
+      await page.waitForSelector('[data-testid="pareto-row"]');
+      assert.equal(await sideways(), 0, 'the explore view at 200 % text scrolls sideways');
     },
   },
 ];

@@ -12,8 +12,9 @@ use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::view::explore::{parse_short_key, short_key, ColorBy, Knob};
 use shardscope_core::view::scatter::{
-    feasible_efficiency_max, frontier_step, hover_text, nearest_point, scatter_scene, Band,
-    Overlay, ScatterKey, ScatterMap, ScatterRange, ScatterSpec, HOVER_RADIUS_PX, TOOLTIP_FLIP_PX,
+    feasible_efficiency_max, frontier_step, hover_text, nearest_point, scatter_label,
+    scatter_scene, Band, Overlay, ScatterKey, ScatterMap, ScatterRange, ScatterSpec,
+    HOVER_RADIUS_PX, TOOLTIP_FLIP_PX,
 };
 use shardscope_core::view::scenarios::overlays;
 use shardscope_core::view::scene::Scene;
@@ -21,7 +22,7 @@ use shardscope_core::view::scene::Scene;
 use super::super::canvas::{device_pixel_ratio, tracked_width};
 use super::super::now_ms;
 use super::super::paint::{mark_paint_ms, paint_sliced};
-use super::super::state::{AppState, ExploreState, View};
+use super::super::state::{AppState, ExploreState, Explored, View};
 use super::super::workers::WorkersHandle;
 use super::jobs::evaluate;
 
@@ -232,7 +233,15 @@ pub fn Scatter() -> impl IntoView {
                 node_ref=canvas_ref
                 role="img"
                 tabindex="0"
-                aria-label="Latency against PEs used for every configuration; the Pareto frontier is joined by a line. Arrows walk the frontier, Enter selects, plus and minus zoom, Escape resets the zoom."
+                aria-label=move || {
+                    let selected = explore.selected.get();
+                    explore.answer.with(|a| {
+                        a.as_ref().map(|a| {
+                            let i = selected.as_deref().and_then(|key| point_of_key(a, key));
+                            scatter_label(&a.points, &a.request.sweep, i)
+                        })
+                    })
+                }
                 aria-keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown Home End Enter + - Escape"
                 style:height=format!("{HEIGHT}px")
                 on:keydown=on_key
@@ -251,6 +260,12 @@ pub fn Scatter() -> impl IntoView {
             })}
         </div>
     }
+}
+
+/// The point of the configuration with this short key (`cp2.tp4.…`) in a sweep's answer.
+fn point_of_key(a: &Explored, key: &str) -> Option<usize> {
+    let topo = parse_short_key(key, &a.request.sweep.base_topology()).ok()?;
+    (0..a.points.len()).find(|&i| a.points.topology(i, &a.request.sweep) == Some(topo))
 }
 
 /// The shown scenarios' frontiers (see `scenarios`), tracked.
@@ -307,12 +322,9 @@ fn paint_scheduler(
     let app = expect_context::<AppState>();
     let (explore, theme) = (app.explore, app.theme);
     let index_of = move |key: &str| -> Option<usize> {
-        explore.answer.with_untracked(|a| {
-            let a = a.as_ref()?;
-            let base = a.request.sweep.base_topology();
-            let topo = parse_short_key(key, &base).ok()?;
-            (0..a.points.len()).find(|&i| a.points.topology(i, &a.request.sweep) == Some(topo))
-        })
+        explore
+            .answer
+            .with_untracked(|a| point_of_key(a.as_ref()?, key))
     };
 
     let paint_token = Rc::new(Cell::new(0u64));

@@ -199,6 +199,38 @@ pub fn hover_text(points: &Points, req: &SweepRequest, i: usize) -> Option<Strin
     ))
 }
 
+/// What the scatter shows, in words, for a screen reader (the canvas's label): how many
+/// configurations and how many fit, the frontier's extent (fewest PEs and fastest), the
+/// selected configuration, then the keys. The frontier table holds the same points.
+pub fn scatter_label(points: &Points, req: &SweepRequest, selected: Option<usize>) -> String {
+    let fit = points.flags.iter().filter(|f| *f & FEASIBLE != 0).count();
+    let mut text = format!(
+        "Latency against PEs used for {} configurations, {} of which fit",
+        points.len(),
+        fit
+    );
+    let first = frontier_step(points, None, FrontierStep::First);
+    let last = frontier_step(points, None, FrontierStep::Last);
+    if let (Some(a), Some(b)) = (first, last) {
+        let n = points.flags.iter().filter(|f| *f & FRONTIER != 0).count();
+        text.push_str(&format!(
+            "; the frontier's {n} run from {} at {} PEs to {} at {} PEs",
+            latency_text(points.latency_ns[a]),
+            points.pes[a],
+            latency_text(points.latency_ns[b]),
+            points.pes[b]
+        ));
+    }
+    if let Some(line) = selected.and_then(|i| hover_text(points, req, i)) {
+        text.push_str("; selected: ");
+        text.push_str(&line);
+    }
+    text.push_str(
+        ". Arrows walk the frontier, Enter selects, plus and minus zoom, Escape resets the zoom.",
+    );
+    text
+}
+
 /// The largest efficiency of a configuration that fits (the colour ramp's top), 0 when
 /// none does.
 pub fn feasible_efficiency_max(points: &Points) -> f64 {
@@ -758,6 +790,37 @@ mod tests {
     fn points() -> Points {
         let req = resolve(&ExploreSettings::default()).unwrap();
         Points::from_sweep(&sweep(&req.model, &req.machine, &req.sweep).unwrap())
+    }
+
+    #[test]
+    fn the_label_says_what_the_scatter_shows() {
+        let p = points();
+        let req = resolve(&ExploreSettings::default()).unwrap();
+        let fit = p.flags.iter().filter(|f| *f & FEASIBLE != 0).count();
+        let n = p.flags.iter().filter(|f| *f & FRONTIER != 0).count();
+        let a = frontier_step(&p, None, FrontierStep::First).unwrap();
+        let label = scatter_label(&p, &req.sweep, None);
+        assert!(
+            label.starts_with(&format!(
+                "Latency against PEs used for {} configurations, {fit} of which fit; the \
+                 frontier's {n} run from {} at {} PEs to ",
+                p.len(),
+                latency_text(p.latency_ns[a]),
+                p.pes[a]
+            )),
+            "{label}"
+        );
+        assert!(label.ends_with("Escape resets the zoom."), "{label}");
+        let selected = scatter_label(&p, &req.sweep, Some(a));
+        assert!(selected.contains(&format!(
+            "; selected: {}",
+            hover_text(&p, &req.sweep, a).unwrap()
+        )));
+        assert_eq!(
+            scatter_label(&Points::default(), &req.sweep, None),
+            "Latency against PEs used for 0 configurations, 0 of which fit. Arrows walk the \
+             frontier, Enter selects, plus and minus zoom, Escape resets the zoom."
+        );
     }
 
     #[test]
