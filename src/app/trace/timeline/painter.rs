@@ -18,8 +18,10 @@ use super::super::super::state::AppState;
 use super::model::TimelineModel;
 use shardscope_core::view::theme::Theme;
 
-/// The longest a timeline picture paints in one frame.
-const SLICE_MS: f64 = 12.0;
+/// The longest a timeline picture paints in one frame: the frame also lays out, paints
+/// and commits the page and the canvas (20–35 ms for two runs' 128 lanes beside run A's
+/// 8,384-row table).
+const SLICE_MS: f64 = 8.0;
 
 /// Repaint both canvases whenever what they show changes.
 pub fn paint_on_change(
@@ -30,9 +32,9 @@ pub fn paint_on_change(
     let trace = model.trace;
     let theme = expect_context::<AppState>().theme;
     let slice_token = Rc::new(Cell::new(0u64));
-    let draw = move || {
+    let draw = move |paint_now: bool| {
         let shown = untrack(|| theme.shown());
-        paint_lanes(model, lanes, &slice_token, shown);
+        paint_lanes(model, lanes, &slice_token, shown, paint_now);
         // The overview in a task of its own: after a big load the first full picture of
         // both would be one long task.
         set_timeout(
@@ -47,19 +49,20 @@ pub fn paint_on_change(
             return;
         }
         let (scheduled, draw) = (Rc::clone(&scheduled), Rc::clone(&draw));
-        let run = move || {
-            scheduled.set(false);
-            draw();
-        };
-        // The picture before the worker's first window of a new report (intervals
-        // only) in a task of its own: the frame that shows a new report is busy laying
-        // out the page, and its first picture is painted by code the browser has not
-        // optimised yet.
-        if trace.frame.with_untracked(Option::is_none) {
-            set_timeout(run, std::time::Duration::ZERO);
-        } else {
-            request_animation_frame(run);
-        }
+        // Built in a task of its own, painted from the next frame on: the picture of
+        // two runs' 128 lanes takes 5–7 ms to build, which the frame that paints (and
+        // lays out and commits a big canvas) cannot spare. The picture before the
+        // worker's first window of a new report (intervals only) is also painted in that
+        // task: the frame that shows a new report is busy laying out the page, and its
+        // first picture is painted by code the browser has not optimised yet.
+        let paint_now = trace.frame.with_untracked(Option::is_none);
+        set_timeout(
+            move || {
+                scheduled.set(false);
+                draw(paint_now);
+            },
+            std::time::Duration::ZERO,
+        );
     };
     Effect::new(move |_| {
         trace.frame.track();
@@ -89,6 +92,7 @@ fn paint_lanes(
     lanes: NodeRef<html::Canvas>,
     slice_token: &Rc<Cell<u64>>,
     theme: Theme,
+    paint_now: bool,
 ) {
     let (Some(window), Some(canvas)) = (model.window.get_untracked(), lanes.get_untracked()) else {
         return;
@@ -129,17 +133,23 @@ fn paint_lanes(
     let scene = timeline_scene(&spec);
     let _ = canvas.set_attribute("data-shapes", &scene.shapes.len().to_string());
     let _ = canvas.set_attribute("data-scene-ms", &format!("{:.1}", now_ms() - started));
-    slice_token.set(slice_token.get() + 1);
+    let mine = slice_token.get() + 1;
+    slice_token.set(mine);
     let target = canvas.clone();
     let done: Rc<dyn Fn()> = Rc::new(move || mark_paint_ms(&target, started));
-    paint_sliced(
-        canvas.clone(),
-        Rc::new(scene),
-        theme,
-        SLICE_MS,
-        Rc::clone(slice_token),
-        done,
-    );
+    let token = Rc::clone(slice_token);
+    let target = canvas.clone();
+    let paint = move || {
+        // A newer picture was built meanwhile: it paints instead.
+        if token.get() == mine {
+            paint_sliced(target, Rc::new(scene), theme, SLICE_MS, token, done);
+        }
+    };
+    if paint_now {
+        paint();
+    } else {
+        request_animation_frame(paint);
+    }
     let _ = canvas.set_attribute(
         "data-query-ms",
         &format!("{:.1}", trace.frame_query_ms.get_untracked()),
