@@ -5,42 +5,38 @@ import { readFileSync } from 'node:fs';
 import { assert, byTestId, waitForAttr } from './assert.mjs';
 import { open } from './trace_helpers.mjs';
 
-/** Mean relative luminance (0 black … 1 white) of a canvas's painted pixels. */
-function canvasLuminance(page, testid) {
+/** Defines `meanLuminance(pixels)` in the page: mean relative luminance (0 black … 1
+ * white) of RGBA pixels, opaque ones only, every fourth pixel. */
+const MEAN_LUMINANCE = `window.meanLuminance = (px) => {
+  let sum = 0;
+  let n = 0;
+  for (let i = 0; i < px.length; i += 16) {
+    if (px[i + 3] < 200) continue;
+    sum += (0.2126 * px[i] + 0.7152 * px[i + 1] + 0.0722 * px[i + 2]) / 255;
+    n += 1;
+  }
+  return n ? sum / n : NaN;
+}`;
+
+/** Mean luminance of a canvas's painted pixels. */
+async function canvasLuminance(page, testid) {
+  await page.evaluate(MEAN_LUMINANCE);
   return page.evaluate((id) => {
     const canvas = document.querySelector(`[data-testid="${id}"]`);
-    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
-    return meanLuminance(data);
-    function meanLuminance(px) {
-      let sum = 0;
-      let n = 0;
-      for (let i = 0; i < px.length; i += 16) {
-        if (px[i + 3] < 200) continue;
-        sum += (0.2126 * px[i] + 0.7152 * px[i + 1] + 0.0722 * px[i + 2]) / 255;
-        n += 1;
-      }
-      return n ? sum / n : NaN;
-    }
+    return window.meanLuminance(canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data);
   }, testid);
 }
 
 /** Mean luminance of a downloaded PNG, decoded by the browser. */
 async function pngLuminance(page, download) {
   const bytes = [...readFileSync(await download.path())];
+  await page.evaluate(MEAN_LUMINANCE);
   return page.evaluate(async (b) => {
     const bitmap = await createImageBitmap(new Blob([new Uint8Array(b)], { type: 'image/png' }));
     const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
     const ctx = canvas.getContext('2d');
     ctx.drawImage(bitmap, 0, 0);
-    const px = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data;
-    let sum = 0;
-    let n = 0;
-    for (let i = 0; i < px.length; i += 16) {
-      if (px[i + 3] < 200) continue;
-      sum += (0.2126 * px[i] + 0.7152 * px[i + 1] + 0.0722 * px[i + 2]) / 255;
-      n += 1;
-    }
-    return n ? sum / n : NaN;
+    return window.meanLuminance(ctx.getImageData(0, 0, bitmap.width, bitmap.height).data);
   }, bytes);
 }
 

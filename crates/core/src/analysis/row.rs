@@ -75,6 +75,33 @@ fn saturate(v: i128) -> i64 {
 }
 
 impl IntervalRow {
+    /// A row for tests: `rank`'s interval `[start_ns, end_ns]` of `class`, confidence 0.9,
+    /// 2 of 2 ranks in sync, a 100-byte gap (override fields with `..`).
+    #[cfg(test)]
+    pub(crate) fn for_test(
+        rank: i64,
+        start_ns: i64,
+        end_ns: i64,
+        class: Classification,
+    ) -> IntervalRow {
+        IntervalRow {
+            rank,
+            interval_start_ns: start_ns,
+            interval_end_ns: end_ns,
+            classification: class,
+            confidence: 0.9,
+            reason_codes: vec![],
+            marker_hits: 1,
+            synchronized_ranks: 2,
+            expected_world_size: 2,
+            synchrony_ratio: 1.0,
+            peak_gap_bytes: 100,
+            peak_gap_ratio: None,
+            robust_zscore: 5.0,
+            phase: None,
+        }
+    }
+
     pub fn from_result(result: &AttributionResult) -> IntervalRow {
         let e = &result.evidence;
         IntervalRow {

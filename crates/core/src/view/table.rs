@@ -191,20 +191,14 @@ mod tests {
 
     fn row(rank: i64, start: i64, confidence: f64, class: Classification) -> IntervalRow {
         IntervalRow {
-            rank,
-            interval_start_ns: start,
-            interval_end_ns: start + 10,
-            classification: class,
             confidence,
             reason_codes: vec!["cross_rank_synchrony".into()],
             marker_hits: 0,
             synchronized_ranks: 1,
-            expected_world_size: 2,
             synchrony_ratio: 0.5,
             peak_gap_bytes: 1 << 30,
-            peak_gap_ratio: None,
             robust_zscore: 3.0,
-            phase: None,
+            ..IntervalRow::for_test(rank, start, start + 10, class)
         }
     }
 

@@ -155,17 +155,19 @@ impl ThemePainter {
     }
 }
 
+/// An sRGB channel (0–255) in linear light (0–1).
+fn linear_channel(v: u8) -> f64 {
+    let s = f64::from(v) / 255.0;
+    if s <= 0.04045 {
+        s / 12.92
+    } else {
+        ((s + 0.055) / 1.055).powf(2.4)
+    }
+}
+
 /// WCAG 2.x relative luminance of an sRGB colour (opacity ignored).
 pub fn relative_luminance(c: Rgba) -> f64 {
-    let channel = |v: u8| {
-        let s = f64::from(v) / 255.0;
-        if s <= 0.04045 {
-            s / 12.92
-        } else {
-            ((s + 0.055) / 1.055).powf(2.4)
-        }
-    };
-    0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b)
+    0.2126 * linear_channel(c.r) + 0.7152 * linear_channel(c.g) + 0.0722 * linear_channel(c.b)
 }
 
 /// WCAG 2.x contrast ratio of two colours (1 to 21).
@@ -320,15 +322,7 @@ mod tests {
 
     /// Linear-light RGB of an sRGB colour.
     fn linear(c: Rgba) -> [f64; 3] {
-        let f = |v: u8| {
-            let s = f64::from(v) / 255.0;
-            if s <= 0.04045 {
-                s / 12.92
-            } else {
-                ((s + 0.055) / 1.055).powf(2.4)
-            }
-        };
-        [f(c.r), f(c.g), f(c.b)]
+        [c.r, c.g, c.b].map(linear_channel)
     }
 
     /// CIE L*a*b* (D65) of linear RGB.

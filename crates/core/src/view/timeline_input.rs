@@ -557,22 +557,14 @@ mod tests {
         assert!(!no_rank[0].starts_with("rank"));
     }
 
+    /// Rank `rank`'s interval from `start_s` to `end_s` seconds, 2 of 4 ranks in sync,
+    /// a 1 GiB gap.
     fn interval(rank: i64, start_s: f64, end_s: f64, class: Classification) -> IntervalRow {
+        let ns = |s: f64| (s * 1e9) as i64;
         IntervalRow {
-            rank,
-            interval_start_ns: (start_s * 1e9) as i64,
-            interval_end_ns: (end_s * 1e9) as i64,
-            classification: class,
-            confidence: 0.9,
-            reason_codes: Vec::new(),
-            marker_hits: 1,
-            synchronized_ranks: 2,
             expected_world_size: 4,
-            synchrony_ratio: 0.5,
             peak_gap_bytes: 1 << 30,
-            peak_gap_ratio: None,
-            robust_zscore: 3.0,
-            phase: None,
+            ..IntervalRow::for_test(rank, ns(start_s), ns(end_s), class)
         }
     }
 
@@ -674,22 +666,7 @@ mod tests {
              arrows move between intervals, Enter selects (again: zooms to it), Escape \
              resets, question mark lists the keys."
         );
-        let row = IntervalRow {
-            rank: 4,
-            interval_start_ns: 10_600_000_000,
-            interval_end_ns: 10_800_000_000,
-            classification: crate::attribution::Classification::CollectiveLikely,
-            confidence: 0.7,
-            reason_codes: Vec::new(),
-            marker_hits: 1,
-            synchronized_ranks: 4,
-            expected_world_size: 16,
-            synchrony_ratio: 0.25,
-            peak_gap_bytes: 1 << 30,
-            peak_gap_ratio: None,
-            robust_zscore: 3.0,
-            phase: None,
-        };
+        let row = interval(4, 10.6, 10.8, Classification::CollectiveLikely);
         let zoomed = TimeWindow::new(10_000_000_000, 12_000_000_000);
         assert_eq!(
             timeline_label(1, 1, Some(all), Some(zoomed), 1_000_000_000, Some(&row)),

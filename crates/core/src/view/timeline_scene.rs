@@ -617,22 +617,7 @@ mod tests {
     use crate::view::scene::Shape;
 
     fn row(rank: i64, start: i64, end: i64, class: Classification) -> IntervalRow {
-        IntervalRow {
-            rank,
-            interval_start_ns: start,
-            interval_end_ns: end,
-            classification: class,
-            confidence: 0.9,
-            reason_codes: vec![],
-            marker_hits: 1,
-            synchronized_ranks: 2,
-            expected_world_size: 2,
-            synchrony_ratio: 1.0,
-            peak_gap_bytes: 100,
-            peak_gap_ratio: None,
-            robust_zscore: 5.0,
-            phase: None,
-        }
+        IntervalRow::for_test(rank, start, end, class)
     }
 
     #[test]
