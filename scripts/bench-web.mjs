@@ -27,7 +27,9 @@ import { longest, mark, MainThreadTrace } from './main_thread.mjs';
 const [dist, ...traces] = process.argv.slice(2);
 // ONLY=explore: the explore view's figures alone (no traces needed).
 const exploreOnly = process.env.ONLY === 'explore';
-if (!dist || (traces.length === 0 && !exploreOnly)) {
+// ONLY=compare: the comparison of COMPARE=A,B alone (issue 17's figure, run after run).
+const compareOnly = process.env.ONLY === 'compare';
+if (!dist || (traces.length === 0 && !exploreOnly && !compareOnly)) {
   console.error('usage: node scripts/bench-web.mjs DIST_DIR TRACE...');
   process.exit(2);
 }
@@ -416,11 +418,11 @@ const warmContext = async () => {
   await context.close();
 }
 
-if (!exploreOnly) await coldTraceLoad(traces[0]);
+if (!exploreOnly && !compareOnly) await coldTraceLoad(traces[0]);
 const loads = [];
 let frames;
 let cancelMs;
-for (const [i, file] of (exploreOnly ? [] : traces).entries()) {
+for (const [i, file] of (exploreOnly || compareOnly ? [] : traces).entries()) {
   const { context, page } = await warmContext();
   loads.push(await loadTrace(page, file));
   if (i === 0) cancelMs = await cancelLoad(page, traces.at(-1));
@@ -435,8 +437,8 @@ if (process.env.COMPARE) {
   compared = { a, b, ...(await compareRuns(page, a, b)) };
   await context.close();
 }
-const ex = await explore();
-const ov = await overlays();
+const ex = compareOnly ? null : await explore();
+const ov = compareOnly ? null : await overlays();
 
 console.log('\n| trace | events | wall to results | two workers: read + parse ranges | loading worker: reads | parse/stitch | attribution | index | MB/s (wall) | wasm memory |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');
@@ -461,20 +463,22 @@ console.log(`\n| main-thread tasks, per scenario | longest task | tasks over ${G
 console.log('|---|---|---|---|');
 for (const s of scenarios) console.log(`| ${s.name} | ${s.ms.toFixed(0)} ms | ${s.over50} of ${s.count} | ${verdict(s.ms, GOAL.taskMs + 0.5)} |`);
 
-console.log('\n| figure | measured | goal |');
-console.log('|---|---|---|');
-console.log(`| default sweep in the worker, first after a cold start | ${ms(ex.firstSweep)} | < ${GOAL.sweepMs} ms: ${verdict(ex.firstSweep, GOAL.sweepMs)} |`);
-console.log(`| default-size sweep in the worker, warm (5 batches) | ${ex.sweeps.map((x) => x.toFixed(0)).join(', ')} ms (median ${median(ex.sweeps).toFixed(0)}) | < ${GOAL.sweepMs} ms: ${verdict(Math.max(...ex.sweeps), GOAL.sweepMs)} |`);
-console.log(`| four scenarios overlaid: Add scenario to every frontier compared (1, 2, 3, 4 scenarios), in the page | ${ov.overlay.map((x) => x.toFixed(0)).join(', ')} ms | < ${GOAL.sweepMs} ms: ${verdict(ov.overlay.at(-1), GOAL.sweepMs)} |`);
-console.log(`| calibrated re-sweep: Calibrate to the fit and new sweep shown, in the page (sweep in the worker) | ${ms(ov.calibrated)} (${ms(ov.calibratedSweep)}) | < ${GOAL.sweepMs} ms: ${verdict(ov.calibrated, GOAL.sweepMs)} |`);
-if (!exploreOnly) console.log(`| cancel a load of ${path.basename(traces.at(-1))}, back to the previous results | ${ms(cancelMs)} | < ${GOAL.cancelMs} ms: ${verdict(cancelMs, GOAL.cancelMs)} |`);
-console.log(`| 10-batch sweep, round trip | ${ex.batches.map((x) => x.toFixed(0)).join(', ')} ms (median ${median(ex.batches).toFixed(0)}) | (no goal; never blocks the page) |`);
+if (!compareOnly) {
+  console.log('\n| figure | measured | goal |');
+  console.log('|---|---|---|');
+  console.log(`| default sweep in the worker, first after a cold start | ${ms(ex.firstSweep)} | < ${GOAL.sweepMs} ms: ${verdict(ex.firstSweep, GOAL.sweepMs)} |`);
+  console.log(`| default-size sweep in the worker, warm (5 batches) | ${ex.sweeps.map((x) => x.toFixed(0)).join(', ')} ms (median ${median(ex.sweeps).toFixed(0)}) | < ${GOAL.sweepMs} ms: ${verdict(Math.max(...ex.sweeps), GOAL.sweepMs)} |`);
+  console.log(`| four scenarios overlaid: Add scenario to every frontier compared (1, 2, 3, 4 scenarios), in the page | ${ov.overlay.map((x) => x.toFixed(0)).join(', ')} ms | < ${GOAL.sweepMs} ms: ${verdict(ov.overlay.at(-1), GOAL.sweepMs)} |`);
+  console.log(`| calibrated re-sweep: Calibrate to the fit and new sweep shown, in the page (sweep in the worker) | ${ms(ov.calibrated)} (${ms(ov.calibratedSweep)}) | < ${GOAL.sweepMs} ms: ${verdict(ov.calibrated, GOAL.sweepMs)} |`);
+  if (!exploreOnly) console.log(`| cancel a load of ${path.basename(traces.at(-1))}, back to the previous results | ${ms(cancelMs)} | < ${GOAL.cancelMs} ms: ${verdict(cancelMs, GOAL.cancelMs)} |`);
+  console.log(`| 10-batch sweep, round trip | ${ex.batches.map((x) => x.toFixed(0)).join(', ')} ms (median ${median(ex.batches).toFixed(0)}) | (no goal; never blocks the page) |`);
 
-const files = firstLoad().filter((f) => !f.name.endsWith('.map'));
-console.log('\n| first-load file | bytes | gzip -9 |');
-console.log('|---|---|---|');
-for (const f of files) console.log(`| ${f.name} | ${f.bytes.toLocaleString('en')} | ${f.gzip.toLocaleString('en')} |`);
-const total = files.reduce((a, f) => a + f.gzip, 0);
-console.log(`| **total** | ${files.reduce((a, f) => a + f.bytes, 0).toLocaleString('en')} | **${total.toLocaleString('en')}** |`);
+  const files = firstLoad().filter((f) => !f.name.endsWith('.map'));
+  console.log('\n| first-load file | bytes | gzip -9 |');
+  console.log('|---|---|---|');
+  for (const f of files) console.log(`| ${f.name} | ${f.bytes.toLocaleString('en')} | ${f.gzip.toLocaleString('en')} |`);
+  const total = files.reduce((a, f) => a + f.gzip, 0);
+  console.log(`| **total** | ${files.reduce((a, f) => a + f.bytes, 0).toLocaleString('en')} | **${total.toLocaleString('en')}** |`);
+}
 await browser.close();
 stop();

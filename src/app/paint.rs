@@ -33,12 +33,13 @@ pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene, theme: Theme) -> Result<
     paint_shapes(canvas, &scene.shapes, &mut colors, &mut || false).map(|_| ())
 }
 
-/// Size the backing store and fill the background.
+/// Size the backing store and fill the background; whether the size changed.
 fn clear(
     canvas: &HtmlCanvasElement,
     scene: &Scene,
     colors: &mut ThemePainter,
-) -> Result<(), String> {
+) -> Result<bool, String> {
+    let resized = canvas.width() != scene.width || canvas.height() != scene.height;
     if canvas.width() != scene.width {
         canvas.set_width(scene.width);
     }
@@ -53,7 +54,7 @@ fn clear(
             .fill(&color(colors.paint(bg)))
             .map_err(|e| format!("drawing failed: {e}"))?;
     }
-    Ok(())
+    Ok(resized)
 }
 
 /// Draws the pictures' text once on a canvas that is never shown. A page's first text on
@@ -135,11 +136,13 @@ pub fn paint_sliced(
         token,
         done,
     };
-    if let Err(e) = clear(&job.canvas, &job.scene, &mut job.colors) {
-        web_sys::console::warn_1(&e.into());
-        return;
+    match clear(&job.canvas, &job.scene, &mut job.colors) {
+        // A new backing store (a taller timeline: 8 MB for two runs' 128 lanes) is
+        // allocated and laid out in this frame; the picture starts in the next.
+        Ok(true) => leptos::prelude::request_animation_frame(move || job.slice(0)),
+        Ok(false) => job.slice(0),
+        Err(e) => web_sys::console::warn_1(&e.into()),
     }
-    job.slice(0);
 }
 
 /// A picture being painted a slice per frame.

@@ -21,7 +21,7 @@ use shardscope_core::view::theme::Theme;
 /// The longest a timeline picture paints in one frame: the frame also lays out, paints
 /// and commits the page and the canvas (20–35 ms for two runs' 128 lanes beside run A's
 /// 8,384-row table).
-const SLICE_MS: f64 = 8.0;
+const SLICE_MS: f64 = 6.0;
 
 /// Repaint both canvases whenever what they show changes.
 pub fn paint_on_change(
