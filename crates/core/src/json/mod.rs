@@ -1042,4 +1042,69 @@ mod tests {
         assert_eq!(py_strip("\u{1c} x \u{a0}"), "x");
         assert_eq!(py_strip("\u{3000}"), "");
     }
+
+    /// Every token kind the parser knows, in one record: numbers in every form, every
+    /// escape, literals, Python's NaN and infinities, nesting.
+    const EVERY_TOKEN: &str = r#"{"a": 1.5, "b": -2e+3, "c": 4E-2, "d": 0, "z": -0.25e1, "e": 123456789012345678901234, "s": "x y\n\"\\\/\b\f\r\t\u00e9\ud83d\ude00y", "t": true, "f": false, "n": null, "nan": NaN, "inf": Infinity, "ninf": -Infinity, "arr": [1, [2, {}]], "o": {"k": "v"}}"#;
+
+    #[test]
+    fn a_value_cut_anywhere_is_incomplete_until_the_input_ends() {
+        use super::{ParseError, Tape};
+        let text = EVERY_TOKEN.as_bytes();
+        let mut tape = Tape::default();
+        assert_eq!(tape.parse_value_unshaped(text, 0, true), Ok(text.len()));
+        assert_eq!(tape.parse_value_unshaped(text, 0, false), Ok(text.len()));
+        for cut in 1..text.len() {
+            let prefix = &text[..cut];
+            // More may come: never a value, never an error.
+            assert_eq!(
+                tape.parse_value_unshaped(prefix, 0, false),
+                Err(ParseError::Incomplete),
+                "cut after {:?}",
+                String::from_utf8_lossy(prefix)
+            );
+            // The input ended there: Python's syntax error, never "incomplete".
+            let at_end = tape.parse_value_unshaped(prefix, 0, true);
+            assert!(
+                matches!(at_end, Err(ParseError::Syntax { .. })),
+                "cut after {:?} at the end of the input: {at_end:?}",
+                String::from_utf8_lossy(prefix)
+            );
+        }
+    }
+
+    #[test]
+    fn every_token_reads_back_as_python_reads_it() {
+        use super::{Node, Tape};
+        let text = EVERY_TOKEN.as_bytes();
+        let mut tape = Tape::default();
+        assert_eq!(tape.parse_value_unshaped(text, 0, true), Ok(text.len()));
+        let floats: Vec<f64> = tape
+            .nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Float(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(floats.len(), 7, "{floats:?}");
+        assert_eq!(&floats[..4], &[1.5, -2000.0, 0.04, -2.5]);
+        assert!(floats[4].is_nan());
+        assert_eq!(&floats[5..], &[f64::INFINITY, f64::NEG_INFINITY]);
+        assert!(tape.nodes.contains(&Node::Int(0)));
+        assert!(tape.nodes.contains(&Node::Int(1)) && tape.nodes.contains(&Node::Int(2)));
+        let big = tape
+            .nodes
+            .iter()
+            .find(|n| matches!(n, Node::BigInt { .. }))
+            .and_then(|&n| tape.big_int(n));
+        assert_eq!(big, Some(123_456_789_012_345_678_901_234));
+        let strings: Vec<String> = tape
+            .nodes
+            .iter()
+            .filter(|n| matches!(n, Node::Str { .. }))
+            .map(|&n| tape.text_of(n).into_owned())
+            .collect();
+        assert_eq!(strings, ["x y\n\"\\/\u{8}\u{c}\r\té\u{1f600}y", "v"]);
+    }
 }

@@ -446,4 +446,171 @@ mod tests {
         assert_eq!(tape.shape_id(), 0);
         Ok(())
     }
+
+    /// A record with an integer `t` in place of the `{}`: the same layout for every `t`.
+    fn record(template: &str, t: u64) -> Vec<u8> {
+        template.replace("{}", &t.to_string()).into_bytes()
+    }
+
+    #[test]
+    fn literals_in_a_layout_are_its_own_bytes() -> Result<(), ParseError> {
+        // true, false and null are part of the runs: a record with them is learned and
+        // the next one like it takes the layout.
+        let template = r#"{"t": {}, "ok": true, "late": false, "free": null}"#;
+        let mut tape = Tape::default();
+        let id = parse(&mut tape, &record(template, 1), true)?;
+        assert_ne!(id, 0);
+        assert_eq!(parse(&mut tape, &record(template, 22), true), Ok(id));
+        assert_eq!(tape.shapes.list[0].hits, 1);
+        // The literal changed: another layout.
+        let flipped = r#"{"t": 3, "ok": false, "late": false, "free": null}"#;
+        assert_ne!(parse(&mut tape, flipped.as_bytes(), true), Ok(id));
+        Ok(())
+    }
+
+    #[test]
+    fn a_nan_record_gets_no_layout() -> Result<(), ParseError> {
+        // NaN never equals itself, so the layout never reads its own template back.
+        let text = br#"{"t": 1, "ratio": NaN}"#;
+        let mut tape = Tape::default();
+        assert_eq!(parse(&mut tape, text, true), Ok(0));
+        assert_eq!(parse(&mut tape, text, true), Ok(0));
+        assert!(tape.shapes.list.is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn records_past_the_limits_get_no_layout() -> Result<(), ParseError> {
+        // An object of n nodes: itself, a key and a value per member, and for an even n
+        // a member of three (a key, an array, its element).
+        let of_nodes = |n: usize| {
+            let mut members: Vec<String> = (0..(n - 1) / 2 - (n + 1) % 2)
+                .map(|i| format!(r#""k{i}": {i}"#))
+                .collect();
+            if n.is_multiple_of(2) {
+                members.push(r#""a": [0]"#.to_string());
+            }
+            format!("{{{}}}", members.join(", "))
+        };
+        for (nodes, learned) in [(super::MAX_NODES, true), (super::MAX_NODES + 1, false)] {
+            let text = of_nodes(nodes);
+            let mut tape = Tape::default();
+            let id = parse(&mut tape, text.as_bytes(), true)?;
+            assert_eq!(tape.nodes.len(), nodes);
+            assert_eq!(id != 0, learned, "{nodes} nodes");
+        }
+        // An object of exactly so many bytes (a long string value).
+        let of_bytes = |n: usize| format!(r#"{{"s": "{}"}}"#, "x".repeat(n - 9));
+        for (bytes, learned) in [(super::MAX_BYTES, true), (super::MAX_BYTES + 1, false)] {
+            let text = of_bytes(bytes);
+            assert_eq!(text.len(), bytes);
+            let mut tape = Tape::default();
+            assert_eq!(
+                parse(&mut tape, text.as_bytes(), true)? != 0,
+                learned,
+                "{bytes} bytes"
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn escapes_inside_a_string_value_keep_the_layout() -> Result<(), ParseError> {
+        let first = br#"{"host": "a\"b\\", "t": 1}"#;
+        let second = br#"{"host": "node7", "t": 2}"#;
+        let mut tape = Tape::default();
+        let id = parse(&mut tape, first, true)?;
+        assert_ne!(id, 0, "learned from a value with escaped quotes");
+        assert_eq!(parse(&mut tape, second, true), Ok(id));
+        Ok(())
+    }
+
+    #[test]
+    fn the_least_used_layout_is_forgotten_first() -> Result<(), ParseError> {
+        // Five layouts, four kept: the one used most stays, wherever it was learned.
+        let templates: Vec<String> = (0..=super::MAX_SHAPES)
+            .map(|k| format!(r#"{{"t": {{}}, "kind{k}": 1}}"#))
+            .collect();
+        let mut tape = Tape::default();
+        let mut ids = Vec::new();
+        for t in &templates[..super::MAX_SHAPES] {
+            ids.push(parse(&mut tape, &record(t, 0), true)?);
+        }
+        // The last learned is the most used.
+        let busy = super::MAX_SHAPES - 1;
+        for n in 1..10 {
+            assert_eq!(
+                parse(&mut tape, &record(&templates[busy], n), true),
+                Ok(ids[busy])
+            );
+        }
+        // A fifth layout takes the place of a little-used one, not of the busy one.
+        let fifth = parse(&mut tape, &record(&templates[super::MAX_SHAPES], 0), true)?;
+        assert!(fifth != 0 && !ids.contains(&fifth));
+        assert_eq!(
+            parse(&mut tape, &record(&templates[busy], 99), true),
+            Ok(ids[busy])
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn of_two_layouts_used_alike_the_one_that_got_there_first_stays() -> Result<(), ParseError> {
+        // A use moves a layout ahead only past one used less: used once each, the last
+        // two keep their order, and the last of them is the one forgotten.
+        let templates: Vec<String> = (0..=super::MAX_SHAPES)
+            .map(|k| format!(r#"{{"t": {{}}, "kind{k}": 1}}"#))
+            .collect();
+        let mut tape = Tape::default();
+        let mut ids = Vec::new();
+        for t in &templates[..super::MAX_SHAPES] {
+            ids.push(parse(&mut tape, &record(t, 0), true)?);
+        }
+        let (third, fourth) = (super::MAX_SHAPES - 2, super::MAX_SHAPES - 1);
+        // The fourth passes the unused third; the third, used as often, does not pass it back.
+        assert_eq!(
+            parse(&mut tape, &record(&templates[fourth], 1), true),
+            Ok(ids[fourth])
+        );
+        assert_eq!(
+            parse(&mut tape, &record(&templates[third], 1), true),
+            Ok(ids[third])
+        );
+        let order: Vec<u64> = tape.shapes.list.iter().map(|l| l.id).collect();
+        assert_eq!(&order[2..], &[ids[fourth], ids[third]]);
+        // A fifth layout takes the last place: the third is forgotten, the fourth kept.
+        parse(&mut tape, &record(&templates[super::MAX_SHAPES], 0), true)?;
+        assert_eq!(
+            parse(&mut tape, &record(&templates[fourth], 2), true),
+            Ok(ids[fourth])
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn learning_rests_after_nine_misses_in_a_row_then_resumes() -> Result<(), ParseError> {
+        let distinct = |k: usize| format!(r#"{{"x{k}": 1}}"#);
+        let repeated = br#"{"t": 1, "again": 2}"#;
+        // Eight misses: the ninth record is still learned, the tenth takes its layout.
+        let mut tape = Tape::default();
+        for k in 0..super::MISSES_BEFORE_REST as usize - 1 {
+            parse(&mut tape, distinct(k).as_bytes(), true)?;
+        }
+        let id = parse(&mut tape, repeated, true)?;
+        assert_ne!(id, 0, "the eighth miss still learns");
+        assert_eq!(parse(&mut tape, repeated, true), Ok(id));
+        // Nine misses in a row: no layout is learned for the next REST_PARSES records …
+        let mut tape = Tape::default();
+        for k in 0..super::MISSES_BEFORE_REST as usize {
+            parse(&mut tape, distinct(k).as_bytes(), true)?;
+        }
+        for _ in 0..super::REST_PARSES + 1 {
+            assert_eq!(parse(&mut tape, repeated, true), Ok(0), "resting");
+        }
+        // … then learning resumes.
+        let id = parse(&mut tape, repeated, true)?;
+        assert_ne!(id, 0, "learned again after the rest");
+        assert_eq!(parse(&mut tape, repeated, true), Ok(id));
+        Ok(())
+    }
 }
