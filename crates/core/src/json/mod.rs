@@ -1107,4 +1107,236 @@ mod tests {
             .collect();
         assert_eq!(strings, ["x y\n\"\\/\u{8}\u{c}\r\té\u{1f600}y", "v"]);
     }
+
+    /// `src` parsed to its end (`eof`), as Python's `json.loads` reads it or fails.
+    fn parse_all(src: &[u8]) -> Result<Tape, ParseError> {
+        let mut t = Tape::default();
+        let end = t.parse_value(src, 0, true)?;
+        assert_eq!(end, src.len(), "{:?}", String::from_utf8_lossy(src));
+        Ok(t)
+    }
+
+    /// The error of `src`, at its end or with more input to come.
+    fn error(src: &[u8], eof: bool) -> Option<ParseError> {
+        Tape::default().parse_value(src, 0, eof).err()
+    }
+
+    #[test]
+    fn a_dot_or_an_e_without_digits_ends_the_number_before_it() {
+        // Python's number regex backs off to the integer, and the next token is then
+        // wrong (offsets and messages from `json.loads`).
+        for (src, offset) in [
+            ("[1.]", 2),
+            ("[1.x]", 2),
+            ("[1e]", 2),
+            ("[1e+]", 2),
+            ("[1ex]", 2),
+            ("[1E5x]", 4),
+            ("[1.5e-x]", 4),
+        ] {
+            assert_eq!(
+                error(src.as_bytes(), true),
+                Some(ParseError::Syntax {
+                    offset,
+                    message: "Expecting ',' delimiter"
+                }),
+                "{src}"
+            );
+        }
+        // A fraction or exponent that ends the input is read to its last digit.
+        for (src, value) in [
+            ("2.5", 2.5),
+            ("-0.125", -0.125),
+            ("1e5", 1e5),
+            ("7E-1", 0.7),
+        ] {
+            let t = parse_all(src.as_bytes()).unwrap_or_else(|e| panic!("{src}: {e:?}"));
+            assert_eq!(t.nodes, [Node::Float(value)], "{src}");
+        }
+        // Cut after the dot, the `e` or its sign: more may come; at the end, Python's error.
+        for src in ["[1.", "[1e", "[1e-", "[12E+"] {
+            assert_eq!(
+                error(src.as_bytes(), false),
+                Some(ParseError::Incomplete),
+                "{src}"
+            );
+            assert!(
+                matches!(error(src.as_bytes(), true), Some(ParseError::Syntax { .. })),
+                "{src}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_big_integer_after_leading_space_keeps_its_digits() {
+        // String and big-integer nodes point into the value's own text, which starts
+        // after the whitespace (and after `start`).
+        let src = b"x   [18446744073709551616, \"ab\", -99999999999999999999]";
+        let mut t = Tape::default();
+        assert_eq!(t.parse_value(src, 1, true), Ok(src.len()));
+        let values: Vec<Option<i128>> = t.elements(0).map(|i| t.big_int(t.nodes[i])).collect();
+        assert_eq!(
+            values,
+            [
+                Some(18_446_744_073_709_551_616),
+                None,
+                Some(-99_999_999_999_999_999_999)
+            ]
+        );
+        assert_eq!(t.text_of(t.nodes[2]), "ab");
+    }
+
+    #[test]
+    fn unicode_escapes_take_upper_case_digits_and_report_python_offsets() {
+        let t =
+            parse_all(br#""\u00C9\u004A\u00e9\uABCD\uFfFf""#).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(t.text_of(t.nodes[0]), "\u{c9}J\u{e9}\u{abcd}\u{ffff}");
+        // The offset is the `u` of the bad escape (the first or the second of a pair).
+        for (src, offset) in [
+            (r#"["\u12g4"]"#, 3),
+            (r#"["\uG000"]"#, 3),
+            (r#"["ab\u12"]"#, 5),
+            (r#"["\ud800\u12g4"]"#, 9),
+            (r#"["\ud800\uDC0x"]"#, 9),
+        ] {
+            assert_eq!(
+                error(src.as_bytes(), true),
+                Some(ParseError::Syntax {
+                    offset,
+                    message: "Invalid \\uXXXX escape"
+                }),
+                "{src}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_a_high_surrogate_followed_by_an_escaped_low_one_makes_a_pair() {
+        // A lone surrogate stays one character (U+FFFD here; Python keeps the surrogate).
+        for (src, text) in [
+            (r#""\u0041\udc00""#, "A\u{fffd}"),
+            (r#""\u0041\n""#, "A\n"),
+            (r#""\ud800xudc00""#, "\u{fffd}xudc00"),
+            (r#""\ud800\u0041""#, "\u{fffd}A"),
+            (r#""\udbff\udfff""#, "\u{10ffff}"),
+        ] {
+            let t = parse_all(src.as_bytes()).unwrap_or_else(|e| panic!("{src}: {e:?}"));
+            assert_eq!(t.text_of(t.nodes[0]), text, "{src}");
+        }
+        // Cut inside the pair: more may come; at the end, Python's error at Python's offset.
+        for (src, offset, message) in [
+            (r#"["\ud800\"#, 1, "Unterminated string starting at"),
+            (r#"["\ud800\u12"#, 9, "Invalid \\uXXXX escape"),
+            (r#"["\ud800\u"#, 9, "Invalid \\uXXXX escape"),
+            (r#"["\u12"#, 3, "Invalid \\uXXXX escape"),
+        ] {
+            assert_eq!(
+                error(src.as_bytes(), false),
+                Some(ParseError::Incomplete),
+                "{src}"
+            );
+            assert_eq!(
+                error(src.as_bytes(), true),
+                Some(ParseError::Syntax { offset, message }),
+                "{src}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_raw_control_character_after_an_escape_is_an_error() {
+        for (src, offset) in [
+            ("[\"a\\nb\u{1}c\"]", 6),
+            ("[\"\\t\u{1f}\"]", 4),
+            ("[\"\\u0041\n\"]", 8),
+        ] {
+            assert_eq!(
+                error(src.as_bytes(), true),
+                Some(ParseError::Syntax {
+                    offset,
+                    message: "Invalid control character at"
+                }),
+                "{src:?}"
+            );
+        }
+        // A space (0x20) is no control character.
+        let t = parse_all(b"\"\\n \"").unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(t.text_of(t.nodes[0]), "\n ");
+    }
+
+    #[test]
+    fn nesting_is_limited_in_objects_as_in_arrays() {
+        for (open, close) in [(r#"{"k": "#, "}"), ("[", "]")] {
+            let nested = |depth: usize| format!("{}0{}", open.repeat(depth), close.repeat(depth));
+            let t = parse_all(nested(MAX_DEPTH).as_bytes()).unwrap_or_else(|e| panic!("{e:?}"));
+            // Every level is there: a container per level (and a key in an object), the 0.
+            let per_level = if open == "[" { 1 } else { 2 };
+            assert_eq!(t.nodes.len(), per_level * MAX_DEPTH + 1, "{open}");
+            assert_eq!(t.subtree_end(0), t.nodes.len());
+            assert_eq!(
+                error(nested(MAX_DEPTH + 1).as_bytes(), true),
+                Some(ParseError::Syntax {
+                    offset: open.len() * MAX_DEPTH,
+                    message: "Nesting too deep"
+                }),
+                "{open}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_scalar_has_no_entries_and_no_elements() {
+        let t = parse_all(br#"{"a": [1]}"#).unwrap_or_else(|e| panic!("{e:?}"));
+        // An object has no elements and an array no entries, wherever they are.
+        assert_eq!(t.elements(0).count(), 0);
+        assert_eq!(t.entries(2).count(), 0);
+        assert_eq!(t.entries(0).collect::<Vec<_>>(), [(1, 2)]);
+        assert_eq!(t.elements(2).collect::<Vec<_>>(), [3]);
+        for src in [&b"7"[..], b"\"s\"", b"null"] {
+            let t = parse_all(src).unwrap_or_else(|e| panic!("{e:?}"));
+            assert_eq!(t.entries(0).count(), 0);
+            assert_eq!(t.elements(0).count(), 0);
+            assert_eq!(t.get(0, b"a"), None);
+        }
+    }
+
+    #[test]
+    fn a_subtree_copied_from_inside_a_tape_keeps_its_shape() {
+        let from = parse_all(br#"[1, [2, {"a": [3, "x"], "b": {}}, 4], 5]"#)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        // Node 2 is the inner array, [2, {"a": [3, "x"], "b": {}}, 4]: nodes 2 to 11.
+        let mut to = parse_all(br#"{"k": "v", "n": null}"#).unwrap_or_else(|e| panic!("{e:?}"));
+        let at = to.append_subtree(&from, 2);
+        assert_eq!(at, 5);
+        let flagged = |start: u32| start | ESCAPED;
+        assert_eq!(
+            to.nodes[at..],
+            [
+                Node::Array { end: 15 },
+                Node::Int(2),
+                Node::Object { end: 14 },
+                Node::Key {
+                    start: flagged(0),
+                    len: 1
+                },
+                Node::Array { end: 12 },
+                Node::Int(3),
+                Node::Str {
+                    start: flagged(1),
+                    len: 1
+                },
+                Node::Key {
+                    start: flagged(2),
+                    len: 1
+                },
+                Node::Object { end: 14 },
+                Node::Int(4),
+            ]
+        );
+        assert_eq!(to.escaped, b"axb");
+        // And it reads as the original.
+        assert_eq!(to.elements(at).collect::<Vec<_>>(), [6, 7, 14]);
+        assert_eq!(to.get(7, b"b"), Some(13));
+        assert_eq!(to.text_of(to.nodes[11]), "x");
+    }
 }
