@@ -525,9 +525,9 @@ mod tests {
         Ok(())
     }
 
-    #[test]
-    fn the_least_used_layout_is_forgotten_first() -> Result<(), ParseError> {
-        // Five layouts, four kept: the one used most stays, wherever it was learned.
+    /// A tape that learned as many layouts as it keeps, each from one record, with the
+    /// templates of those and of one more, and the learned ids.
+    fn full_of_layouts() -> Result<(Tape, Vec<String>, Vec<u64>), ParseError> {
         let templates: Vec<String> = (0..=super::MAX_SHAPES)
             .map(|k| format!(r#"{{"t": {{}}, "kind{k}": 1}}"#))
             .collect();
@@ -536,6 +536,13 @@ mod tests {
         for t in &templates[..super::MAX_SHAPES] {
             ids.push(parse(&mut tape, &record(t, 0), true)?);
         }
+        Ok((tape, templates, ids))
+    }
+
+    #[test]
+    fn the_least_used_layout_is_forgotten_first() -> Result<(), ParseError> {
+        // Five layouts, four kept: the one used most stays, wherever it was learned.
+        let (mut tape, templates, ids) = full_of_layouts()?;
         // The last learned is the most used.
         let busy = super::MAX_SHAPES - 1;
         for n in 1..10 {
@@ -558,14 +565,7 @@ mod tests {
     fn of_two_layouts_used_alike_the_one_that_got_there_first_stays() -> Result<(), ParseError> {
         // A use moves a layout ahead only past one used less: used once each, the last
         // two keep their order, and the last of them is the one forgotten.
-        let templates: Vec<String> = (0..=super::MAX_SHAPES)
-            .map(|k| format!(r#"{{"t": {{}}, "kind{k}": 1}}"#))
-            .collect();
-        let mut tape = Tape::default();
-        let mut ids = Vec::new();
-        for t in &templates[..super::MAX_SHAPES] {
-            ids.push(parse(&mut tape, &record(t, 0), true)?);
-        }
+        let (mut tape, templates, ids) = full_of_layouts()?;
         let (third, fourth) = (super::MAX_SHAPES - 2, super::MAX_SHAPES - 1);
         // The fourth passes the unused third; the third, used as often, does not pass it back.
         assert_eq!(
