@@ -50,25 +50,19 @@ pub fn save_canvas_png(name: &str, canvas: &HtmlCanvasElement) -> Result<(), Str
         .map_err(|e| js_error_text(&e))
 }
 
-/// Save the page's canvas with this `data-testid` as a PNG painted in `theme`: the canvas
-/// itself when the page shows that theme, else its last picture painted again, in
-/// `theme`, on a canvas of its own. `what` names it in the error when it is not on the
-/// page ("the scatter").
+/// Save the page's canvas with this `data-testid` as a PNG: the canvas itself, or with
+/// `repaint` its last picture painted again in that theme on a canvas of its own. `what`
+/// names it in the error when it is not on the page ("the scatter").
 pub fn save_page_canvas_png(
     testid: &str,
     what: &str,
     name: &str,
-    theme: shardscope_core::view::theme::Theme,
+    repaint: Option<shardscope_core::view::theme::Theme>,
 ) -> Result<(), String> {
     let canvas = super::canvas::canvas_by_testid(testid)
         .ok_or_else(|| format!("{what} is not on the page"))?;
-    let shown = canvas
-        .owner_document()
-        .and_then(|d| d.document_element())
-        .and_then(|root| root.get_attribute("data-theme"));
-    let picture = super::paint::last_picture(testid);
-    match picture {
-        Some(scene) if shown.as_deref() != Some(theme.as_str()) => {
+    match repaint.zip(super::paint::last_picture(testid)) {
+        Some((theme, scene)) => {
             let copy = canvas
                 .owner_document()
                 .and_then(|d| d.create_element("canvas").ok())

@@ -46,6 +46,11 @@ pub fn start() {
 
 pub use crate::clock::now_ms;
 
+/// This browser's `localStorage` for the page's settings (`None` where it is off).
+pub fn local_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok().flatten()
+}
+
 /// Keep the address bar's fragment in step with the settings, at most every 300 ms
 /// (browsers throttle history updates; panning changes the window every frame).
 fn sync_address_bar(state: AppState) {

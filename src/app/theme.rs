@@ -8,6 +8,8 @@ use shardscope_core::view::theme::{Theme, ThemeChoice, DARK_EXPORTS_SETTING, THE
 use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::JsCast;
 
+use super::local_storage;
+
 /// The theme signals.
 #[derive(Debug, Clone, Copy)]
 pub struct ThemeState {
@@ -19,10 +21,6 @@ pub struct ThemeState {
 }
 
 const DARK_QUERY: &str = "(prefers-color-scheme: dark)";
-
-fn local_storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok().flatten()
-}
 
 fn stored(key: &str) -> Option<String> {
     local_storage()?.get_item(key).ok().flatten()
@@ -48,17 +46,11 @@ impl ThemeState {
         self.choice.get().resolve(self.system_dark.get())
     }
 
-    /// The theme a PNG export is painted in.
-    pub fn for_export(&self) -> Theme {
-        let shown = self
-            .choice
-            .get_untracked()
-            .resolve(self.system_dark.get_untracked());
-        if self.dark_exports.get_untracked() {
-            shown
-        } else {
-            Theme::Light
-        }
+    /// The theme a PNG export is painted in when it is not the one shown (light, on a
+    /// dark page, unless dark PNGs are asked for); `None`: the canvas as it is.
+    pub fn repaint_for_export(&self) -> Option<Theme> {
+        let shown = untrack(|| self.shown());
+        (shown == Theme::Dark && !self.dark_exports.get_untracked()).then_some(Theme::Light)
     }
 
     /// Keep the choice (without storage it lasts until the page closes).

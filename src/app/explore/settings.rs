@@ -364,7 +364,7 @@ fn ExploreExports() -> impl IntoView {
             "scatter-canvas",
             "the scatter",
             &name,
-            state.theme.for_export(),
+            state.theme.repaint_for_export(),
         ) {
             explore
                 .problem

@@ -13,6 +13,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, Cache, Request, Response};
 
+use super::super::local_storage;
 use super::super::state::{AppState, Problem};
 use super::super::workers::WorkersHandle;
 use super::input::EXAMPLE_NAME;
@@ -58,10 +59,6 @@ impl Default for RecentState {
     fn default() -> Self {
         RecentState::new()
     }
-}
-
-fn local_storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok().flatten()
 }
 
 async fn open_cache() -> Result<Cache, String> {

@@ -344,7 +344,7 @@ pub fn TraceExports() -> impl IntoView {
             "timeline-canvas",
             "the timeline",
             &name,
-            state.theme.for_export(),
+            state.theme.repaint_for_export(),
         ) {
             trace.run.problems.update(|p| {
                 p.push(Problem::general(format!(
