@@ -2,6 +2,8 @@
 //! of several presets, and on random point sets with ties and duplicates (proptest).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use proptest::prelude::*;
 use shardscope_core::explorer::*;
 
@@ -98,7 +100,7 @@ fn point() -> impl Strategy<Value = ParetoPoint> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig::with_cases(common::proptest_cases(2000)))]
 
     #[test]
     fn fast_frontier_equals_naive(points in prop::collection::vec(point(), 0..80)) {

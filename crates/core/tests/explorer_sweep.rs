@@ -1,6 +1,8 @@
 //! Enumeration, ordering, reasons, SLA filters, batch sweep, sensitivity, and robustness.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use shardscope_core::explorer::*;
@@ -255,6 +257,46 @@ fn sla_filters_before_the_frontier() {
     }
     assert!(t.total_within_sla.unwrap() > 0);
     assert!(t.total_within_sla.unwrap() < t.total_feasible);
+    // In a prefill run, TTFT is the run's own latency when the prompt is its sequence,
+    // and the prompt's prefill otherwise; TPOT is decode at the run's sequence.
+    let decode_scorer =
+        Scorer::new(&model, &machine, Mode::Decode, ScoreOptions::default()).unwrap();
+    for prompt_len in [None, Some(4096), Some(16384)] {
+        let pre = SweepRequest {
+            mode: Mode::Prefill,
+            s_kv: 4096,
+            sla: Some(Sla {
+                ttft_max_ms: Some(400.0),
+                tpot_max_ms: Some(30.0),
+                prompt_len,
+            }),
+            ..base
+        };
+        let r = sweep(&model, &machine, &pre).unwrap();
+        let prompt = prompt_len.unwrap_or(4096);
+        for (i, s) in r.scores.iter().enumerate().step_by(89) {
+            let o = r.sla[i];
+            let ttft = if prompt == 4096 {
+                s.total_latency_ns
+            } else {
+                prefill_scorer
+                    .score(&TopologyConfig {
+                        s_kv: prompt,
+                        ..s.topo
+                    })
+                    .total_latency_ns
+            };
+            let tpot = decode_scorer
+                .score(&TopologyConfig {
+                    s_kv: 4096,
+                    ..s.topo
+                })
+                .total_latency_ns;
+            assert_eq!(o.ttft_ns, Some(ttft), "{prompt_len:?}");
+            assert_eq!(o.tpot_ns, Some(tpot), "{prompt_len:?}");
+            assert_eq!(o.ok, ttft <= 400.0 * 1e6 && tpot <= 30.0 * 1e6);
+        }
+    }
     // Bad SLA values are typed errors.
     let bad = SweepRequest {
         sla: Some(Sla {
@@ -323,6 +365,27 @@ fn batch_sweep_reports_serving_metrics() {
     let p = &pre.batches[0].pareto[0];
     let want = f64::from(p.config.dp) * 2.0 * 4096.0 / (p.config.total_latency_ns / 1e9);
     assert!((p.system_throughput_tok_s - want).abs() <= 1e-9 * want);
+    // The report names calibrated time scales, and only those.
+    assert_eq!(rep.time_scales, None);
+    let scaled = TimeScales::uniform(2.0);
+    let cal = batch_sweep(
+        &model,
+        &machine,
+        &SweepRequest {
+            options: ScoreOptions {
+                scales: scaled,
+                ..ScoreOptions::default()
+            },
+            ..SweepRequest::default()
+        },
+        &[1],
+    )
+    .unwrap();
+    assert_eq!(cal.time_scales, Some(scaled));
+    assert_eq!(
+        cal.batches[0].pareto[0].config.total_latency_ns,
+        2.0 * rep.batches[0].pareto[0].config.total_latency_ns
+    );
     // Bad lists.
     assert!(batch_sweep(&model, &machine, &SweepRequest::default(), &[]).is_err());
     assert!(batch_sweep(&model, &machine, &SweepRequest::default(), &[4, 4]).is_err());
@@ -614,7 +677,7 @@ fn arb_machine() -> impl Strategy<Value = MachineParams> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(common::proptest_cases(300)))]
 
     /// Any model, machine and topology: a typed error or a value, never a panic.
     #[test]

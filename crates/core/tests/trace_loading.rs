@@ -3,6 +3,8 @@
 
 use std::io::Write;
 
+mod common;
+
 use proptest::prelude::*;
 use shardscope_core::attribution::{attribute, AttributionConfig};
 use shardscope_core::trace::load::json_default_session_id;
@@ -16,15 +18,6 @@ const FIXTURE: &[u8] =
     include_bytes!("../../../tests/fixtures/attribution/traces/sync_markers_type.json");
 const JSONL_FIXTURE: &[u8] =
     include_bytes!("../../../tests/fixtures/attribution/traces/jsonl_segment.jsonl");
-
-/// `default` cases, or `PROPTEST_CASES` when set (`make mutants` runs these tests once
-/// per mutant and lowers it; `with_cases` alone would ignore the variable).
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn load_one(path: &str, bytes: &[u8]) -> LoadOutcome {
     let mut fs = MemFs::new();
@@ -283,7 +276,7 @@ fn assert_same_outcome(plain: &LoadOutcome, zipped: &LoadOutcome) -> Result<(), 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(400)))]
+    #![proptest_config(ProptestConfig::with_cases(common::proptest_cases(400)))]
 
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..600), jsonl in any::<bool>()) {
@@ -679,7 +672,7 @@ fn any_record() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(200)))]
+    #![proptest_config(ProptestConfig::with_cases(common::proptest_cases(200)))]
 
     /// Above the (lowered) threshold, the parallel byte-range parse gives exactly the
     /// sequential parse's result, in every layout and for any range size.
@@ -704,7 +697,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(300)))]
+    #![proptest_config(ProptestConfig::with_cases(common::proptest_cases(300)))]
 
     /// Mutated fixtures (cut, bytes flipped or overwritten, a slice repeated) load to an
     /// error or a dataset, in any format: never a panic.

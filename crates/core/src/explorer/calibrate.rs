@@ -191,12 +191,6 @@ pub fn calibrate(
             Measured::TokS(v) => pred * tput / v,
         });
     }
-    let cost_of = |pred: &[f64]| -> f64 {
-        pred.iter()
-            .zip(&measured_ns)
-            .map(|(p, m)| (p.ln() - m.ln()).powi(2))
-            .sum()
-    };
     let (lo, hi) = (SCALE_MIN.ln(), SCALE_MAX.ln());
     // One common factor: every time scales alike, so the prediction does too.
     let mean_log: f64 = base
@@ -211,15 +205,7 @@ pub fn calibrate(
     } else {
         let eval =
             |t: [f64; 3]| predict(model, machine, options, TimeScales::from_logs(t), &configs);
-        let mut best: Option<([f64; 3], f64)> = None;
-        for start in [[common; 3], [0.0; 3]] {
-            let t = levenberg_marquardt(start, lo, hi, &measured_ns, &eval)?;
-            let c = cost_of(&eval(t)?);
-            if best.is_none_or(|(_, bc)| c < bc) {
-                best = Some((t, c));
-            }
-        }
-        let (t, _) = best.unwrap_or(([common; 3], f64::INFINITY));
+        let t = fit_three(common, lo, hi, &measured_ns, &eval)?;
         let determined = sensitivity(t, &measured_ns, &eval)?;
         (t, 3, determined)
     };
@@ -277,6 +263,32 @@ fn jacobian(
         }
     }
     Ok((r, j))
+}
+
+/// The three log factors: Levenberg–Marquardt from the common factor and from 1 (log 0),
+/// the better end of the two.
+fn fit_three(
+    common: f64,
+    lo: f64,
+    hi: f64,
+    measured_ns: &[f64],
+    eval: &Eval<'_>,
+) -> Result<[f64; 3], ExplorerError> {
+    let cost_of = |pred: &[f64]| -> f64 {
+        pred.iter()
+            .zip(measured_ns)
+            .map(|(p, m)| (p.ln() - m.ln()).powi(2))
+            .sum()
+    };
+    let mut best: Option<([f64; 3], f64)> = None;
+    for start in [[common; 3], [0.0; 3]] {
+        let t = levenberg_marquardt(start, lo, hi, measured_ns, eval)?;
+        let c = cost_of(&eval(t)?);
+        if best.is_none_or(|(_, bc)| c < bc) {
+            best = Some((t, c));
+        }
+    }
+    Ok(best.map_or([common; 3], |(t, _)| t))
 }
 
 /// Solve the 3×3 system `a x = b` (Gaussian elimination with partial pivoting);
@@ -574,5 +586,159 @@ mod tests {
         let fit = calibrate(&model, &machine, ScoreOptions::default(), &ms).unwrap();
         assert!(fit.error_after_pct < 0.5, "{}", fit.error_after_pct);
         assert!(!fit.determined[0], "{:?}", fit.determined);
+    }
+
+    #[test]
+    fn solve3_pivots_and_refuses_a_singular_system() {
+        // a[0][0] is zero, so the first column must pivot; x = (1, -2, 3).
+        let a = [[0.0, 2.0, 1.0], [1.0, 1.0, 1.0], [2.0, 1.0, 3.0]];
+        let x = [1.0, -2.0, 3.0];
+        let b = a.map(|row| row[0] * x[0] + row[1] * x[1] + row[2] * x[2]);
+        let got = solve3(a, b).unwrap();
+        for (g, w) in got.iter().zip(x) {
+            assert!((g - w).abs() < 1e-12, "{got:?}");
+        }
+        // A pivot that is not 1 and a right side that changes in elimination.
+        let a = [[4.0, -2.0, 1.0], [-2.0, 4.0, -2.0], [1.0, -2.0, 4.0]];
+        let x = [0.5, 2.5, -1.5];
+        let b = a.map(|row| row[0] * x[0] + row[1] * x[1] + row[2] * x[2]);
+        let got = solve3(a, b).unwrap();
+        for (g, w) in got.iter().zip(x) {
+            assert!((g - w).abs() < 1e-12, "{got:?}");
+        }
+        // The third row is the sum of the first two.
+        let singular = [[1.0, 2.0, 3.0], [0.0, 1.0, 4.0], [1.0, 3.0, 7.0]];
+        assert_eq!(solve3(singular, [1.0, 2.0, 3.0]), None);
+        assert_eq!(solve3([[0.0; 3]; 3], [0.0; 3]), None);
+    }
+
+    #[test]
+    fn rows_report_both_predictions_and_their_errors() {
+        let (model, machine) = setup();
+        let c = mixed()[0];
+        let before = predict(
+            &model,
+            &machine,
+            ScoreOptions::default(),
+            TimeScales::default(),
+            &[c],
+        )
+        .unwrap()[0];
+        // Measured half as fast as predicted: -50 % before, 0 after a factor of 2.
+        let measured_ms = before * 2.0 / 1e6;
+        let fit = calibrate(
+            &model,
+            &machine,
+            ScoreOptions::default(),
+            &[Measurement {
+                config: c,
+                measured: Measured::LatencyMs(measured_ms),
+            }],
+        )
+        .unwrap();
+        let [row] = fit.rows.as_slice() else {
+            panic!("{:?}", fit.rows)
+        };
+        assert_eq!(row.config, "cp=1,tp=8,pp=1,dp=1,ep=1,batch=1,kv=split,ffn=TP+CP,tpp=pe,cpp=pe,ring=qoml,s_kv=32768,mode=decode");
+        assert!((row.measured_latency_ms / measured_ms - 1.0).abs() < 1e-12);
+        assert!((row.predicted_before_ms / (before / 1e6) - 1.0).abs() < 1e-12);
+        assert!((row.predicted_after_ms / measured_ms - 1.0).abs() < 1e-9);
+        assert!((row.error_before_pct + 50.0).abs() < 1e-9, "{row:?}");
+        assert!(row.error_after_pct.abs() < 1e-9, "{row:?}");
+    }
+
+    #[test]
+    fn two_measurements_fit_the_geometric_mean_of_their_ratios() {
+        let (model, machine) = setup();
+        let configs = &mixed()[..2];
+        let before = predict(
+            &model,
+            &machine,
+            ScoreOptions::default(),
+            TimeScales::default(),
+            configs,
+        )
+        .unwrap();
+        // Two and eight times slower: one common factor of four.
+        let ms: Vec<Measurement> = configs
+            .iter()
+            .zip(&before)
+            .zip([2.0, 8.0])
+            .map(|((c, ns), k)| Measurement {
+                config: *c,
+                measured: Measured::LatencyMs(ns * k / 1e6),
+            })
+            .collect();
+        let fit = calibrate(&model, &machine, ScoreOptions::default(), &ms).unwrap();
+        assert_eq!(fit.fitted, 1);
+        assert!((fit.scales.memory - 4.0).abs() < 1e-9, "{:?}", fit.scales);
+        assert_eq!(fit.scales, TimeScales::uniform(fit.scales.memory));
+        // Errors after: +100 % and -50 %, a mean of 75 %.
+        assert!(
+            (fit.error_after_pct - 75.0).abs() < 1e-6,
+            "{}",
+            fit.error_after_pct
+        );
+    }
+
+    #[test]
+    fn three_measurements_far_off_stop_at_the_bounds() {
+        // Every step from the bound is clamped back onto it: the damping grows until the
+        // fit gives up (a fit that never stopped would time out here).
+        let (model, machine) = setup();
+        let ms: Vec<Measurement> = mixed()[..3]
+            .iter()
+            .map(|c| Measurement {
+                config: *c,
+                measured: Measured::LatencyMs(1e9),
+            })
+            .collect();
+        let fit = calibrate(&model, &machine, ScoreOptions::default(), &ms).unwrap();
+        assert_eq!(fit.fitted, 3);
+        assert_eq!(fit.scales, TimeScales::uniform(SCALE_MAX));
+    }
+
+    /// Residuals `f(t)` as an `Eval` against measurements of 1 ns: ln(exp(f)) − ln(1) = f.
+    fn residuals(
+        f: impl Fn([f64; 3]) -> Vec<f64>,
+    ) -> impl Fn([f64; 3]) -> Result<Vec<f64>, ExplorerError> {
+        move |t| Ok(f(t).into_iter().map(f64::exp).collect())
+    }
+
+    #[test]
+    fn damping_carries_the_fit_across_a_flat_stretch() {
+        // tanh is all but flat at t0 = -1: the Gauss–Newton step overshoots to the bound
+        // and gains nothing, only a damped (shorter) step moves towards the zero at 1.
+        let eval = residuals(|t| vec![(3.0 * (t[0] - 1.0)).tanh(), t[1] - 0.5, t[2] + 0.25]);
+        let (lo, hi) = (SCALE_MIN.ln(), SCALE_MAX.ln());
+        let t = levenberg_marquardt([-1.0, 0.0, 0.0], lo, hi, &[1.0; 3], &eval).unwrap();
+        assert!((t[0] - 1.0).abs() < 1e-3, "{t:?}");
+        assert!(
+            (t[1] - 0.5).abs() < 1e-6 && (t[2] + 0.25).abs() < 1e-6,
+            "{t:?}"
+        );
+    }
+
+    #[test]
+    fn the_fit_keeps_the_better_of_its_two_starts() {
+        // cost(t0) = t0²(t0 − 1.5)² + 0.1·t0²: a local minimum near 1.43 (reached from the
+        // common factor 1.5) and the global one at 0 (reached from 0).
+        let eval = residuals(|t| vec![t[0] * (t[0] - 1.5), 0.1f64.sqrt() * t[0], t[1], t[2]]);
+        let (lo, hi) = (SCALE_MIN.ln(), SCALE_MAX.ln());
+        let from_common = levenberg_marquardt([1.5; 3], lo, hi, &[1.0; 4], &eval).unwrap();
+        assert!((from_common[0] - 1.426).abs() < 0.01, "{from_common:?}");
+        let t = fit_three(1.5, lo, hi, &[1.0; 4], &eval).unwrap();
+        assert!(t.iter().all(|v| v.abs() < 1e-6), "{t:?}");
+        // And the first start when it is the better one.
+        let eval = residuals(|t| {
+            vec![
+                t[0] * (t[0] + 1.5),
+                0.1f64.sqrt() * (t[0] + 1.5),
+                t[1],
+                t[2],
+            ]
+        });
+        let t = fit_three(-1.5, lo, hi, &[1.0; 4], &eval).unwrap();
+        assert!((t[0] + 1.5).abs() < 1e-6, "{t:?}");
     }
 }

@@ -58,3 +58,59 @@ pub fn explore_csv(r: &ExploreReport) -> String {
     }
     out.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::explorer::{explore, MachineParams, Mode, ModelConfig, SweepRequest};
+
+    /// One sweep (a debug-build sweep is slow) read three ways: the frontier's CSV is the
+    /// bytes `shardscope explore --model llama3.1-8b --mode prefill --batch 4 --format csv`
+    /// is held to (the command line's snapshot); every configuration's CSV marks the
+    /// frontier; the JSON is one line that reads back.
+    #[test]
+    fn exports_are_the_command_lines_bytes() {
+        let model = ModelConfig::preset("llama3.1-8b").unwrap();
+        let machine = MachineParams::preset("h200-hgx").unwrap();
+        let req = SweepRequest {
+            mode: Mode::Prefill,
+            batch: 4,
+            ..SweepRequest::default()
+        };
+        let r = explore(&model, &machine, &req, true).unwrap().0;
+        let frontier_only = ExploreReport {
+            all: None,
+            ..r.clone()
+        };
+        let want = include_str!("../../../cli/tests/snapshots/explore-prefill-csv.txt");
+        assert_eq!(explore_csv(&frontier_only), want);
+
+        let text = explore_csv(&r);
+        let all = r.all.as_ref().unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), all.len() + 1);
+        let on = lines
+            .iter()
+            .filter(|l| l.contains(",true,true,true,true,"))
+            .count();
+        assert_eq!(on, r.pareto.len());
+        let first: Vec<&str> = lines[1].split(',').collect();
+        assert_eq!(first.len(), CSV_HEADER.split(',').count() + 2);
+        assert_eq!(first[..23], csv_config(&all[0])[..]);
+
+        let text = explore_json(&frontier_only);
+        assert!(
+            text.ends_with("}\n") && text.matches('\n').count() == 1,
+            "{text:.80}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["model"], "llama3.1-8b");
+        assert_eq!(back["pareto"].as_array().unwrap().len(), r.pareto.len());
+        assert_eq!(back["pareto"][0]["cp"], r.pareto[0].cp);
+        assert_eq!(
+            back["pareto"][0]["total_latency_ns"],
+            r.pareto[0].total_latency_ns
+        );
+    }
+}

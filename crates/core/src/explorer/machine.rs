@@ -294,6 +294,7 @@ mod tests {
             "l2": {"bw_bytes_per_s": 1e9, "alpha_s": 3e-6}}"#;
         let s = MachineParams::from_json(short).unwrap();
         assert_eq!((s.eta_flops, s.max_sips), (1.0, None));
+        assert_eq!(s.name, "custom");
         let bad = |text: String, field: &str| {
             let e = MachineParams::from_json(&text).unwrap_err();
             assert_eq!(e.field(), Some(field), "{e}");
@@ -331,5 +332,94 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    /// Every limit of `validate` at its edge: the extreme allowed value passes, the next
+    /// fails and names its field.
+    #[test]
+    fn every_limit_holds_at_its_edge() {
+        let base = MachineParams::preset("tile-wafer").unwrap();
+        let field_of = |m: &MachineParams| {
+            m.validate()
+                .err()
+                .and_then(|e| e.field().map(str::to_owned))
+        };
+        let check = |what: &str, set: &dyn Fn(&mut MachineParams), ok: bool| {
+            let mut m = base.clone();
+            set(&mut m);
+            assert_eq!(field_of(&m).as_deref(), (!ok).then_some(what), "{what}");
+        };
+        const MAX: u64 = 1 << 32;
+        check("machine.pes_per_cube", &|m| m.pes_per_cube = MAX, true);
+        check("machine.pes_per_cube", &|m| m.pes_per_cube = MAX + 1, false);
+        check("machine.cubes_per_sip", &|m| m.cubes_per_sip = MAX, true);
+        check(
+            "machine.cubes_per_sip",
+            &|m| m.cubes_per_sip = MAX + 1,
+            false,
+        );
+        check("machine.cubes_per_sip", &|m| m.cubes_per_sip = 0, false);
+        check("machine.max_sips", &|m| m.max_sips = Some(MAX), true);
+        check("machine.max_sips", &|m| m.max_sips = Some(1), true);
+        check("machine.max_sips", &|m| m.max_sips = Some(MAX + 1), false);
+        check("machine.max_sips", &|m| m.max_sips = Some(0), false);
+        check(
+            "machine.hbm_usable_frac",
+            &|m| m.hbm_usable_frac = 1.0,
+            true,
+        );
+        check(
+            "machine.hbm_usable_frac",
+            &|m| m.hbm_usable_frac = 1e-12,
+            true,
+        );
+        check("machine.eta_flops", &|m| m.eta_flops = 1.0, true);
+        check("machine.eta_flops", &|m| m.eta_flops = 1.000001, false);
+        check("machine.eta_bw", &|m| m.eta_bw = 0.0, false);
+        check("machine.eta_bw", &|m| m.eta_bw = f64::NAN, false);
+        check(
+            "machine.peak_flops_per_s",
+            &|m| m.peak_flops_per_s = 0.0,
+            false,
+        );
+        check(
+            "machine.peak_flops_per_s",
+            &|m| m.peak_flops_per_s = f64::INFINITY,
+            false,
+        );
+        check("machine.hbm_bytes", &|m| m.hbm_bytes = 0.0, false);
+        check(
+            "machine.l1.bw_bytes_per_s",
+            &|m| m.l1.bw_bytes_per_s = 0.0,
+            false,
+        );
+        check(
+            "machine.l2.bw_bytes_per_s",
+            &|m| m.l2.bw_bytes_per_s = f64::NAN,
+            false,
+        );
+        check("machine.l0.alpha_s", &|m| m.l0.alpha_s = 0.0, true);
+        check("machine.l1.alpha_s", &|m| m.l1.alpha_s = -1e-9, false);
+        check(
+            "machine.l2.alpha_s",
+            &|m| m.l2.alpha_s = f64::INFINITY,
+            false,
+        );
+        check(
+            "machine.stage_overhead_s",
+            &|m| m.stage_overhead_s = 0.0,
+            true,
+        );
+        check(
+            "machine.stage_overhead_s",
+            &|m| m.stage_overhead_s = -1e-9,
+            false,
+        );
+        check(
+            "machine.stage_overhead_s",
+            &|m| m.stage_overhead_s = f64::NAN,
+            false,
+        );
+        check("machine.name", &|m| m.name = "  ".into(), false);
     }
 }

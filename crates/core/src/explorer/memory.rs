@@ -127,3 +127,49 @@ pub(crate) fn compute_memory(c: &Ctx<'_>) -> MemoryLayout {
         hbm_utilization: if budget > 0.0 { used / budget } else { 0.0 },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use crate::explorer::{evaluate, MachineParams, ModelConfig, ScoreOptions, TopologyConfig};
+
+    /// An MoE model stores, per layer, its heavier FFN: the dense one when it has dense
+    /// layers and they outweigh the expert shard, the experts' otherwise.
+    #[test]
+    fn dense_layers_weigh_in_when_heavier_than_the_experts() {
+        let mut model = ModelConfig::preset("deepseek-v3").unwrap();
+        model.d_ff_expert = 64; // tiny experts: the dense FFN is the heavier
+        let machine = MachineParams::preset("h200-hgx").unwrap();
+        let topo = TopologyConfig {
+            cp: 1,
+            tp: 8,
+            pp: 1,
+            ep: 8,
+            ..TopologyConfig::default()
+        };
+        let layout = |dense_layers: u64| {
+            let m = ModelConfig {
+                n_dense_layers: dense_layers,
+                ..model.clone()
+            };
+            evaluate(&m, &machine, &topo, ScoreOptions::default()).unwrap()
+        };
+        let with = layout(3);
+        let without = layout(0);
+        let dense_w = 3.0 * 7168.0 * 18432.0 / with.tokens.g;
+        assert_eq!(with.memory.ffn_w_params, dense_w);
+        assert!(without.memory.ffn_w_params < dense_w, "{}", without.memory.ffn_w_params);
+        assert!(with.memory.weights_bytes > without.memory.weights_bytes);
+        // No ring buffer without a ring (cp = 1), a double buffer of one payload with one.
+        assert_eq!(with.topology.cp, 1);
+        assert_eq!(with.memory.ring_ws_bytes, 0.0);
+        let ring = evaluate(
+            &model,
+            &machine,
+            &TopologyConfig { cp: 2, ..topo },
+            ScoreOptions::default(),
+        )
+        .unwrap();
+        assert!(ring.memory.ring_ws_bytes > 0.0);
+    }
+}

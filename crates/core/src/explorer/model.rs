@@ -546,4 +546,115 @@ mod tests {
         let e = ModelConfig::from_json(r#"{"layerz": 1}"#).unwrap_err();
         assert!(e.to_string().contains("layerz"), "{e}");
     }
+
+    /// Every limit of `validate` at its edge: the largest allowed value passes, one more
+    /// fails and names its field.
+    #[test]
+    fn every_limit_holds_at_its_edge() {
+        let base = ModelConfig::preset("deepseek-v3").unwrap();
+        base.validate().unwrap();
+        let field_of = |m: &ModelConfig| {
+            m.validate()
+                .err()
+                .and_then(|e| e.field().map(str::to_owned))
+        };
+        let check = |what: &str, set: &dyn Fn(&mut ModelConfig, u64), ok: u64, bad: u64| {
+            let mut m = base.clone();
+            set(&mut m, ok);
+            assert_eq!(field_of(&m), None, "{what} = {ok}");
+            set(&mut m, bad);
+            assert_eq!(field_of(&m).as_deref(), Some(what), "{what} = {bad}");
+        };
+        const MAX: u64 = MAX_MODEL_DIM;
+        check("model.layers", &|m, v| m.layers = v, MAX, MAX + 1);
+        check("model.layers", &|m, v| m.layers = v, 3, 0);
+        check("model.d_model", &|m, v| m.d_model = v, MAX, MAX + 1);
+        check("model.h_q", &|m, v| m.h_q = v, MAX, MAX + 1);
+        check(
+            "model.h_kv",
+            &|m, v| {
+                m.h_q = MAX;
+                m.h_kv = v
+            },
+            MAX,
+            MAX + 1,
+        );
+        check("model.d_head", &|m, v| m.d_head = v, MAX, MAX + 1);
+        check("model.vocab", &|m, v| m.vocab = v, MAX, MAX + 1);
+        check("model.d_ff", &|m, v| m.d_ff = v, MAX, MAX + 1);
+        check("model.n_experts", &|m, v| m.n_experts = v, MAX, MAX + 1);
+        check(
+            "model.top_k",
+            &|m, v| m.top_k = v,
+            m_experts(&base),
+            m_experts(&base) + 1,
+        );
+        check("model.d_ff_expert", &|m, v| m.d_ff_expert = v, MAX, MAX + 1);
+        check("model.n_shared", &|m, v| m.n_shared = v, MAX, MAX + 1);
+        check(
+            "model.n_dense_layers",
+            &|m, v| m.n_dense_layers = v,
+            base.layers,
+            base.layers + 1,
+        );
+        // An MoE model needs d_ff only for its dense layers.
+        check(
+            "model.d_ff",
+            &|m, v| {
+                m.d_ff = 0;
+                m.n_dense_layers = v
+            },
+            0,
+            1,
+        );
+        check("model.d_ff_expert", &|m, v| m.d_ff_expert = v, 1, 0);
+        check("model.top_k", &|m, v| m.top_k = v, 1, 0);
+        // A dense model needs d_ff, and no expert fields.
+        let mut dense = ModelConfig::preset("llama3.1-8b").unwrap();
+        dense.d_ff = 0;
+        assert_eq!(field_of(&dense).as_deref(), Some("model.d_ff"));
+        dense.d_ff = 1;
+        assert_eq!(field_of(&dense), None);
+        // Bytes per element: (0, 64].
+        for (f, set) in [
+            (
+                "model.b_w",
+                (|m: &mut ModelConfig, v| m.b_w = v) as fn(&mut ModelConfig, f64),
+            ),
+            ("model.b_kv", |m, v| m.b_kv = v),
+            ("model.b_a", |m, v| m.b_a = v),
+        ] {
+            for (v, ok) in [
+                (64.0, true),
+                (1e-9, true),
+                (64.000001, false),
+                (0.0, false),
+                (-1.0, false),
+                (f64::NAN, false),
+                (f64::INFINITY, false),
+            ] {
+                let mut m = base.clone();
+                set(&mut m, v);
+                assert_eq!(field_of(&m).as_deref(), (!ok).then_some(f), "{f} = {v}");
+            }
+        }
+        // MLA dimensions: 1..=MAX, d_rope 0..=MAX.
+        fn mla(m: &mut ModelConfig) -> &mut Mla {
+            m.mla.as_mut().unwrap()
+        }
+        check("model.mla.r_q", &|m, v| mla(m).r_q = v, MAX, MAX + 1);
+        check("model.mla.r_q", &|m, v| mla(m).r_q = v, 1, 0);
+        check("model.mla.r_kv", &|m, v| mla(m).r_kv = v, MAX, 0);
+        check("model.mla.d_nope", &|m, v| mla(m).d_nope = v, MAX, 0);
+        check("model.mla.d_vh", &|m, v| mla(m).d_vh = v, MAX, 0);
+        check("model.mla.d_rope", &|m, v| mla(m).d_rope = v, MAX, MAX + 1);
+        check("model.mla.d_rope", &|m, v| mla(m).d_rope = v, 0, MAX + 1);
+        let mut unnamed = base.clone();
+        unnamed.name = " \t".into();
+        assert_eq!(field_of(&unnamed).as_deref(), Some("model.name"));
+    }
+
+    fn m_experts(m: &ModelConfig) -> u64 {
+        m.n_experts
+    }
 }

@@ -514,3 +514,33 @@ pub fn evaluate(
     let scorer = Scorer::new(model, machine, topo.mode, options)?;
     Ok(scorer.evaluate(topo))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    /// The seed's record carries the memory terms in GB and the share of the budget.
+    #[test]
+    fn the_record_reports_memory_in_gb_and_as_a_share_of_the_budget() {
+        let model = ModelConfig::preset("deepseek-v3").unwrap();
+        let machine = MachineParams::preset("h200-hgx").unwrap();
+        let topo = TopologyConfig {
+            cp: 2,
+            tp: 8,
+            ep: 8,
+            batch: 16,
+            ..TopologyConfig::default()
+        };
+        let ev = evaluate(&model, &machine, &topo, ScoreOptions::default()).unwrap();
+        let m = &ev.memory;
+        let c = &ev.config;
+        assert_eq!(c.weights_gb, m.weights_bytes / 1e9);
+        assert_eq!(c.kv_gb, m.kv_cache_bytes / 1e9);
+        assert_eq!(c.transient_gb, m.transient_bytes / 1e9);
+        assert!(c.kv_gb > 0.0 && c.transient_gb > 0.0 && c.weights_gb > 1.0);
+        assert_eq!(c.hbm_utilization, m.used_bytes / machine.budget_bytes());
+        assert_eq!(ev.score.hbm_utilization(0.0), 0.0);
+        assert_eq!(ev.score.hbm_utilization(2.0 * m.used_bytes), 0.5);
+    }
+}

@@ -10,6 +10,15 @@ use shardscope_core::analysis::{analyze, AnalyzeSettings};
 use shardscope_core::attribution::{OverrideValue, Preset};
 use shardscope_core::trace::StdFs;
 
+/// `default` cases, or `PROPTEST_CASES` when set (`make mutants` runs the property tests
+/// once per mutant and lowers it; `ProptestConfig::with_cases` alone ignores the variable).
+pub fn proptest_cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 pub fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
