@@ -740,5 +740,10 @@ mod tests {
         });
         let t = fit_three(-1.5, lo, hi, &[1.0; 4], &eval).unwrap();
         assert!((t[0] + 1.5).abs() < 1e-6, "{t:?}");
+        // A tie keeps the first start: both end on the same bounds, and a factor nothing
+        // depends on stays where the common factor put it.
+        let eval = residuals(|t| vec![t[0] - 5.0, t[1] + 5.0]);
+        let t = fit_three(1.5, lo, hi, &[1.0; 2], &eval).unwrap();
+        assert_eq!(t, [hi, lo, 1.5]);
     }
 }
