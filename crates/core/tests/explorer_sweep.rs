@@ -725,3 +725,45 @@ fn fuzz_reaches_the_formulas() {
     assert!(valid >= 50, "only {valid} of 200 fuzz inputs are valid");
     let _ = VALID_CASES.load(std::sync::atomic::Ordering::Relaxed);
 }
+
+#[test]
+fn pruning_bounds_are_inclusive() {
+    // tp ≤ 4·h_q and pp ≤ L hold with equality: h_q = 2 allows tp 8, L = 4 allows pp 4.
+    let model = ModelConfig::from_json(
+        r#"{"layers": 4, "d_model": 64, "h_q": 2, "h_kv": 1, "d_head": 32, "d_ff": 128,
+            "vocab": 100}"#,
+    )
+    .unwrap();
+    let (mut max_tp, mut max_pp, mut n) = (0, 0, 0);
+    for_each_config(&model, &TopologyConfig::default(), |t| {
+        max_tp = max_tp.max(t.tp);
+        max_pp = max_pp.max(t.pp);
+        n += 1;
+    });
+    assert_eq!((max_tp, max_pp), (8, 4));
+    // cp 8 options × tp 4 × pp 3 × (dp 1: 2 scopes, dp 2 and 4: 3) × kv 2 × placements 4,
+    // rings: 1 for cp = 1, 2 otherwise.
+    assert_eq!(n, (1 + 7 * 2) * 4 * 3 * (2 + 3 + 3) * 2 * 4);
+}
+
+#[test]
+fn sla_prompt_lengths_are_bounded_on_both_sides() {
+    let model = m("llama3.1-8b");
+    let machine = h("h200-hgx");
+    let with = |prompt_len: u64| SweepRequest {
+        sla: Some(Sla {
+            ttft_max_ms: Some(100.0),
+            prompt_len: Some(prompt_len),
+            ..Sla::default()
+        }),
+        ..SweepRequest::default()
+    };
+    for bad in [0, MAX_S_KV + 1] {
+        let e = with(bad).validate().unwrap_err();
+        assert_eq!(e.field(), Some("prompt_len"), "{bad}");
+    }
+    for ok in [1, MAX_S_KV] {
+        assert_eq!(with(ok).validate(), Ok(()), "{ok}");
+    }
+    assert!(sweep(&model, &machine, &with(0)).is_err());
+}

@@ -158,7 +158,11 @@ mod tests {
         let without = layout(0);
         let dense_w = 3.0 * 7168.0 * 18432.0 / with.tokens.g;
         assert_eq!(with.memory.ffn_w_params, dense_w);
-        assert!(without.memory.ffn_w_params < dense_w, "{}", without.memory.ffn_w_params);
+        assert!(
+            without.memory.ffn_w_params < dense_w,
+            "{}",
+            without.memory.ffn_w_params
+        );
         assert!(with.memory.weights_bytes > without.memory.weights_bytes);
         // No ring buffer without a ring (cp = 1), a double buffer of one payload with one.
         assert_eq!(with.topology.cp, 1);

@@ -543,4 +543,28 @@ mod tests {
         assert_eq!(ev.score.hbm_utilization(0.0), 0.0);
         assert_eq!(ev.score.hbm_utilization(2.0 * m.used_bytes), 0.5);
     }
+
+    /// The scorer takes unvalidated topologies (the fuzz tests feed it any): one with no
+    /// PEs has no peak to be a share of, so its efficiency is 0, not NaN.
+    #[test]
+    fn a_topology_without_pes_has_zero_efficiency() {
+        let model = ModelConfig::preset("llama3.1-8b").unwrap();
+        let machine = MachineParams::preset("h200-hgx").unwrap();
+        let scorer = Scorer::new(&model, &machine, Mode::Decode, ScoreOptions::default()).unwrap();
+        let topo = TopologyConfig {
+            tp: 0,
+            ..TopologyConfig::default()
+        };
+        let ev = scorer.evaluate(&topo);
+        assert_eq!(ev.score.pes_used, 0);
+        assert_eq!(
+            (
+                ev.efficiency.compute_util,
+                ev.efficiency.bw_util,
+                ev.efficiency.score
+            ),
+            (0.0, 0.0, 0.0)
+        );
+        assert_eq!(scorer.score(&topo).efficiency_score, 0.0);
+    }
 }
