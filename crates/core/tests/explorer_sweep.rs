@@ -767,3 +767,38 @@ fn sla_prompt_lengths_are_bounded_on_both_sides() {
     }
     assert!(sweep(&model, &machine, &with(0)).is_err());
 }
+
+#[test]
+fn batch_lists_are_bounded_and_empty_slas_are_left_out() {
+    let sizes: Vec<u32> = (1..=64).collect();
+    assert_eq!(validate_batches(&sizes), Ok(()));
+    let too_many: Vec<u32> = (1..=65).collect();
+    assert_eq!(
+        validate_batches(&too_many).unwrap_err().field(),
+        Some("batch_sweep")
+    );
+    assert_eq!(validate_batches(&[MAX_BATCH]), Ok(()));
+    assert!(validate_batches(&[MAX_BATCH + 1]).is_err());
+    assert!(validate_batches(&[2, 0]).is_err());
+    // An SLA without a bound is no SLA: not reported, nothing filtered.
+    let model = m("llama3.1-8b");
+    let machine = h("h200-hgx");
+    let empty = SweepRequest {
+        sla: Some(Sla {
+            prompt_len: Some(128),
+            ..Sla::default()
+        }),
+        ..SweepRequest::default()
+    };
+    assert!(empty.sla.unwrap().is_empty());
+    let (report, sw) = explore(&model, &machine, &empty, false).unwrap();
+    assert_eq!((report.sla, report.total_within_sla), (None, None));
+    assert!(sw.sla.is_empty());
+    let batches = batch_sweep(&model, &machine, &empty, &[1]).unwrap();
+    assert_eq!(batches.sla, None);
+    assert!(!Sla {
+        ttft_max_ms: Some(1.0),
+        ..Sla::default()
+    }
+    .is_empty());
+}

@@ -404,4 +404,20 @@ mod tests {
         assert_eq!(cmp.summary.len(), 4);
         assert_eq!(cmp.budgets_pes, PE_BUDGETS.to_vec());
     }
+
+    #[test]
+    fn band_ranges_in_words() {
+        let band = |from_pes: u64, below_pes: Option<u64>| Band {
+            verdict: Verdict::Equal,
+            from_pes,
+            below_pes,
+            max_ratio: 1.0,
+            at_pes: from_pes,
+        };
+        assert_eq!(range_text(&band(1, None), true), "at every PE budget");
+        assert_eq!(range_text(&band(1, Some(16)), true), "below 16 PEs");
+        assert_eq!(range_text(&band(16, None), false), "at 16 PEs or more");
+        assert_eq!(range_text(&band(16, Some(17)), false), "at 16 PEs");
+        assert_eq!(range_text(&band(16, Some(18)), false), "at 16–17 PEs");
+    }
 }

@@ -567,4 +567,29 @@ mod tests {
         );
         assert_eq!(scorer.score(&topo).efficiency_score, 0.0);
     }
+
+    #[test]
+    fn throughput_is_zero_without_a_positive_latency_and_options_are_kept() {
+        let model = ModelConfig::preset("llama3.1-8b").unwrap();
+        let machine = MachineParams::preset("h200-hgx").unwrap();
+        let options = ScoreOptions {
+            scope: Scope::Ffn,
+            efficiency: EfficiencyMode::Corrected,
+            include_overheads: false,
+            scales: TimeScales::uniform(3.0),
+        };
+        let scorer = Scorer::new(&model, &machine, Mode::Prefill, options).unwrap();
+        assert_eq!(scorer.options(), options);
+        assert_eq!(scorer.mode(), Mode::Prefill);
+        let mut s = scorer.score(&TopologyConfig {
+            mode: Mode::Prefill,
+            ..TopologyConfig::default()
+        });
+        assert_eq!(s.throughput_tok_s(), 1.0 / s.latency_s);
+        s.latency_s = 0.0;
+        assert_eq!(s.throughput_tok_s(), 0.0);
+        assert_eq!(s.system_throughput_tok_s(), 0.0);
+        s.latency_s = f64::NAN;
+        assert_eq!(s.system_throughput_tok_s(), 0.0);
+    }
 }
