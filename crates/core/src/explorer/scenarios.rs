@@ -420,4 +420,16 @@ mod tests {
         assert_eq!(range_text(&band(16, Some(17)), false), "at 16 PEs");
         assert_eq!(range_text(&band(16, Some(18)), false), "at 16–17 PEs");
     }
+
+    #[test]
+    fn latencies_within_a_relative_billionth_are_equal() {
+        let v = |a: f64, b: f64| verdict(Some(a), Some(b)).unwrap();
+        assert_eq!(v(1000.0, 1000.0 + 5e-7), (Verdict::Equal, 1.0));
+        assert_eq!(v(1000.0, 1000.0 + 2e-6).0, Verdict::FirstFaster);
+        assert_eq!(v(2e-3, 1e-3), (Verdict::SecondFaster, 2.0));
+        assert_eq!(v(1e-3, 4e-3), (Verdict::FirstFaster, 4.0));
+        assert_eq!(verdict(None, Some(1.0)), Some((Verdict::OnlySecond, 1.0)));
+        assert_eq!(verdict(Some(1.0), None), Some((Verdict::OnlyFirst, 1.0)));
+        assert_eq!(verdict(None, None), None);
+    }
 }
