@@ -541,8 +541,11 @@ mod tests {
             "model.d_model",
             "at most",
         );
-        let e = ModelConfig::from_json(r#"{"layers": -1}"#).unwrap_err();
-        assert!(matches!(e, ExplorerError::Json { .. }), "{e}");
+        let e = ModelConfig::from_json("{\n  \"layers\": -1}").unwrap_err();
+        assert!(
+            matches!(e, ExplorerError::Json { line: Some(2), .. }),
+            "{e:?}"
+        );
         let e = ModelConfig::from_json(r#"{"layerz": 1}"#).unwrap_err();
         assert!(e.to_string().contains("layerz"), "{e}");
     }

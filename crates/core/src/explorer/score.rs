@@ -592,4 +592,53 @@ mod tests {
         s.latency_s = f64::NAN;
         assert_eq!(s.system_throughput_tok_s(), 0.0);
     }
+
+    #[test]
+    fn stages_by_group_and_default_scales_left_out_of_json() {
+        let model = ModelConfig::preset("llama3.1-70b").unwrap();
+        let machine = MachineParams::preset("h200-hgx").unwrap();
+        let ev = evaluate(
+            &model,
+            &machine,
+            &TopologyConfig::default(),
+            ScoreOptions::default(),
+        )
+        .unwrap();
+        let names =
+            |g: StageGroup| -> Vec<&str> { ev.stages_in(g).map(|s| s.name.as_str()).collect() };
+        assert_eq!(
+            names(StageGroup::Attention),
+            [
+                "attn_qkv",
+                "cp_kv_allgather",
+                "attn_core",
+                "cp_post",
+                "attn_o",
+                "attn_tp_allreduce"
+            ]
+            .iter()
+            .copied()
+            .filter(|n| ev.stages.iter().any(|s| s.name.as_str() == *n))
+            .collect::<Vec<_>>()
+        );
+        assert!(ev
+            .stages_in(StageGroup::Ffn)
+            .all(|s| s.group == StageGroup::Ffn));
+        assert_eq!(
+            ev.stages_in(StageGroup::Attention).count()
+                + ev.stages_in(StageGroup::Ffn).count()
+                + ev.stages_in(StageGroup::Overhead).count(),
+            ev.stages.len()
+        );
+        let plain = serde_json::to_value(ScoreOptions::default()).unwrap();
+        assert!(plain.get("scales").is_none(), "{plain}");
+        let scaled = ScoreOptions {
+            scales: TimeScales::uniform(2.0),
+            ..ScoreOptions::default()
+        };
+        assert_eq!(
+            serde_json::to_value(scaled).unwrap()["scales"]["memory"],
+            2.0
+        );
+    }
 }
