@@ -540,6 +540,9 @@ mod tests {
         assert_eq!(c.transient_gb, m.transient_bytes / 1e9);
         assert!(c.kv_gb > 0.0 && c.transient_gb > 0.0 && c.weights_gb > 1.0);
         assert_eq!(c.hbm_utilization, m.used_bytes / machine.budget_bytes());
+        assert_eq!(c.latency_us(), c.total_latency_ns / 1e3);
+        assert_eq!(c.latency_ms(), c.total_latency_ns / 1e6);
+        assert!(c.latency_us() > 1.0);
         assert_eq!(ev.score.hbm_utilization(0.0), 0.0);
         assert_eq!(ev.score.hbm_utilization(2.0 * m.used_bytes), 0.5);
     }

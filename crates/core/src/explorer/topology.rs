@@ -349,5 +349,27 @@ mod tests {
             ..TopologyConfig::default()
         };
         assert_eq!(t.validate().unwrap_err().field(), Some("s_kv"));
+        // Each limit is inclusive.
+        let at_limits = TopologyConfig {
+            cp: MAX_DEGREE,
+            tp: MAX_DEGREE,
+            pp: MAX_DEGREE,
+            dp: MAX_DEGREE,
+            ep: MAX_DEGREE,
+            batch: MAX_BATCH,
+            s_kv: MAX_S_KV,
+            ..TopologyConfig::default()
+        };
+        assert_eq!(at_limits.validate(), Ok(()));
+        let over = TopologyConfig {
+            s_kv: MAX_S_KV + 1,
+            ..at_limits
+        };
+        assert_eq!(over.validate().unwrap_err().field(), Some("s_kv"));
+        let over = TopologyConfig {
+            ep: MAX_DEGREE + 1,
+            ..at_limits
+        };
+        assert_eq!(over.validate().unwrap_err().field(), Some("ep"));
     }
 }
