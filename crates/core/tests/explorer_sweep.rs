@@ -257,6 +257,22 @@ fn sla_filters_before_the_frontier() {
     }
     assert!(t.total_within_sla.unwrap() > 0);
     assert!(t.total_within_sla.unwrap() < t.total_feasible);
+    // In a decode run whose prompt is its own sequence, TTFT is still a prefill.
+    let own = SweepRequest {
+        sla: Some(Sla {
+            ttft_max_ms: Some(1500.0),
+            ..Sla::default()
+        }),
+        ..base
+    };
+    let t = sweep(&model, &machine, &own).unwrap();
+    for (i, s) in t.scores.iter().enumerate().step_by(101) {
+        let p = prefill_scorer.score(&TopologyConfig {
+            s_kv: base.s_kv,
+            ..s.topo
+        });
+        assert_eq!(t.sla[i].ttft_ns, Some(p.total_latency_ns));
+    }
     // In a prefill run, TTFT is the run's own latency when the prompt is its sequence,
     // and the prompt's prefill otherwise; TPOT is decode at the run's sequence.
     let decode_scorer =

@@ -610,6 +610,11 @@ mod tests {
         let singular = [[1.0, 2.0, 3.0], [0.0, 1.0, 4.0], [1.0, 3.0, 7.0]];
         assert_eq!(solve3(singular, [1.0, 2.0, 3.0]), None);
         assert_eq!(solve3([[0.0; 3]; 3], [0.0; 3]), None);
+        // A pivot below 1e-300 counts as zero even where dividing by it stays finite.
+        let tiny = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1e-310]];
+        assert_eq!(solve3(tiny, [1.0, 1.0, 1e-300]), None);
+        let small = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1e-290]];
+        assert_eq!(solve3(small, [1.0, 1.0, 1e-290]), Some([1.0, 1.0, 1.0]));
     }
 
     #[test]

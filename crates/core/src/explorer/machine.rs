@@ -319,6 +319,11 @@ mod tests {
             short.replace("\"bw\": 1e11", "\"bw\": 0"),
             "machine.l0.bw_bytes_per_s",
         );
+        let e = MachineParams::from_json("{\n\n  \"pes_per_cube\": -4}").unwrap_err();
+        assert!(
+            matches!(e, ExplorerError::Json { line: Some(3), .. }),
+            "{e:?}"
+        );
         let e =
             MachineParams::from_json(&short.replace("1e11, \"hbm_usable", "1e999, \"hbm_usable"))
                 .unwrap_err();

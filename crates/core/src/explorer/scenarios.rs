@@ -432,4 +432,15 @@ mod tests {
         assert_eq!(verdict(Some(1.0), None), Some((Verdict::OnlyFirst, 1.0)));
         assert_eq!(verdict(None, None), None);
     }
+
+    #[test]
+    fn the_fastest_within_a_relative_billionth_share_the_band() {
+        let a = line("a", &[(1, 1000.0)]);
+        let b = line("b", &[(1, 1000.0 + 5e-7)]);
+        let c = line("c", &[(1, 1000.0 + 5e-6)]);
+        assert_eq!(
+            fastest_sentence(&[a, b, c]).unwrap(),
+            "Fastest at each PE budget: a = b at every PE budget."
+        );
+    }
 }
