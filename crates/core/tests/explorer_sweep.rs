@@ -778,6 +778,26 @@ fn sla_prompt_lengths_are_bounded_on_both_sides() {
         let e = with(bad).validate().unwrap_err();
         assert_eq!(e.field(), Some("prompt_len"), "{bad}");
     }
+    // Bounds must be positive, finite numbers of milliseconds.
+    let bound = |tpot: f64, ttft: f64| SweepRequest {
+        sla: Some(Sla {
+            tpot_max_ms: Some(tpot),
+            ttft_max_ms: Some(ttft),
+            prompt_len: None,
+        }),
+        ..SweepRequest::default()
+    };
+    assert_eq!(bound(1e-9, 1e9).validate(), Ok(()));
+    for (tpot, ttft, field) in [
+        (0.0, 1.0, "sla_tpot_ms"),
+        (-1.0, 1.0, "sla_tpot_ms"),
+        (f64::INFINITY, 1.0, "sla_tpot_ms"),
+        (1.0, 0.0, "sla_ttft_ms"),
+        (1.0, f64::INFINITY, "sla_ttft_ms"),
+    ] {
+        let e = bound(tpot, ttft).validate().unwrap_err();
+        assert_eq!(e.field(), Some(field), "{tpot} {ttft}");
+    }
     for ok in [1, MAX_S_KV] {
         assert_eq!(with(ok).validate(), Ok(()), "{ok}");
     }

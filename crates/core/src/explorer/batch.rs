@@ -148,3 +148,44 @@ pub fn batch_sweep(
         batches: out,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::explorer::{Mode, ScoreOptions, Scorer, TopologyConfig};
+
+    /// Ties on the metric go to the lower latency, then to the earlier configuration.
+    #[test]
+    fn ties_go_to_the_lower_latency_then_the_earlier() {
+        let model = ModelConfig::preset("llama3.1-8b").unwrap();
+        let machine = MachineParams::preset("h200-hgx").unwrap();
+        let scorer = Scorer::new(&model, &machine, Mode::Decode, ScoreOptions::default()).unwrap();
+        let one = scorer.score(&TopologyConfig {
+            cp: 1,
+            tp: 1,
+            pp: 1,
+            ..TopologyConfig::default()
+        });
+        assert!(one.feasible());
+        let with_latency = |ns: f64| Score {
+            total_latency_ns: ns,
+            ..one
+        };
+        let sw = |latencies: &[f64]| super::super::sweep::Sweep {
+            total_enumerated: latencies.len(),
+            total_feasible: latencies.len(),
+            total_within_sla: None,
+            scores: latencies.iter().map(|&ns| with_latency(ns)).collect(),
+            sla: Vec::new(),
+            frontier: Vec::new(),
+        };
+        let same = |_: &Score| 1.0;
+        assert_eq!(best_by(&sw(&[5.0, 3.0, 3.0, 4.0]), same), Some(1));
+        assert_eq!(best_by(&sw(&[2.0, 2.0]), same), Some(0));
+        // A larger metric wins over a lower latency; non-finite metrics never win.
+        let by_latency = |s: &Score| s.total_latency_ns;
+        assert_eq!(best_by(&sw(&[5.0, 3.0, 7.0]), by_latency), Some(2));
+        assert_eq!(best_by(&sw(&[1.0]), |_: &Score| f64::NAN), None);
+    }
+}
