@@ -703,11 +703,14 @@ mod tests {
         assert_eq!(fit.scales, TimeScales::uniform(SCALE_MAX));
     }
 
-    /// Residuals `f(t)` as an `Eval` against measurements of 1 ns: ln(exp(f)) − ln(1) = f.
+    /// What the synthetic fits below measure: 0.5 ns each (not 1, whose log is 0).
+    const M: f64 = 0.5;
+
+    /// Residuals `f(t)` as an `Eval` against measurements of [`M`]: ln(M·exp(f)) − ln(M) = f.
     fn residuals(
         f: impl Fn([f64; 3]) -> Vec<f64>,
     ) -> impl Fn([f64; 3]) -> Result<Vec<f64>, ExplorerError> {
-        move |t| Ok(f(t).into_iter().map(f64::exp).collect())
+        move |t| Ok(f(t).into_iter().map(|r| M * r.exp()).collect())
     }
 
     #[test]
@@ -716,7 +719,7 @@ mod tests {
         // and gains nothing, only a damped (shorter) step moves towards the zero at 1.
         let eval = residuals(|t| vec![(3.0 * (t[0] - 1.0)).tanh(), t[1] - 0.5, t[2] + 0.25]);
         let (lo, hi) = (SCALE_MIN.ln(), SCALE_MAX.ln());
-        let t = levenberg_marquardt([-1.0, 0.0, 0.0], lo, hi, &[1.0; 3], &eval).unwrap();
+        let t = levenberg_marquardt([-1.0, 0.0, 0.0], lo, hi, &[M; 3], &eval).unwrap();
         assert!((t[0] - 1.0).abs() < 1e-3, "{t:?}");
         assert!(
             (t[1] - 0.5).abs() < 1e-6 && (t[2] + 0.25).abs() < 1e-6,
@@ -730,9 +733,9 @@ mod tests {
         // common factor 1.5) and the global one at 0 (reached from 0).
         let eval = residuals(|t| vec![t[0] * (t[0] - 1.5), 0.1f64.sqrt() * t[0], t[1], t[2]]);
         let (lo, hi) = (SCALE_MIN.ln(), SCALE_MAX.ln());
-        let from_common = levenberg_marquardt([1.5; 3], lo, hi, &[1.0; 4], &eval).unwrap();
+        let from_common = levenberg_marquardt([1.5; 3], lo, hi, &[M; 4], &eval).unwrap();
         assert!((from_common[0] - 1.426).abs() < 0.01, "{from_common:?}");
-        let t = fit_three(1.5, lo, hi, &[1.0; 4], &eval).unwrap();
+        let t = fit_three(1.5, lo, hi, &[M; 4], &eval).unwrap();
         assert!(t.iter().all(|v| v.abs() < 1e-6), "{t:?}");
         // And the first start when it is the better one.
         let eval = residuals(|t| {
@@ -743,12 +746,12 @@ mod tests {
                 t[2],
             ]
         });
-        let t = fit_three(-1.5, lo, hi, &[1.0; 4], &eval).unwrap();
+        let t = fit_three(-1.5, lo, hi, &[M; 4], &eval).unwrap();
         assert!((t[0] + 1.5).abs() < 1e-6, "{t:?}");
         // A tie keeps the first start: both end on the same bounds, and a factor nothing
         // depends on stays where the common factor put it.
         let eval = residuals(|t| vec![t[0] - 5.0, t[1] + 5.0]);
-        let t = fit_three(1.5, lo, hi, &[1.0; 2], &eval).unwrap();
+        let t = fit_three(1.5, lo, hi, &[M; 2], &eval).unwrap();
         assert_eq!(t, [hi, lo, 1.5]);
     }
 }

@@ -164,6 +164,20 @@ mod tests {
             without.memory.ffn_w_params
         );
         assert!(with.memory.weights_bytes > without.memory.weights_bytes);
+        // The same for the working set: a dense FFN far wider than the experts' sets it.
+        let wide = |dense_layers: u64| {
+            let m = ModelConfig {
+                n_dense_layers: dense_layers,
+                d_ff: 1 << 20,
+                ..model.clone()
+            };
+            evaluate(&m, &machine, &topo, ScoreOptions::default()).unwrap()
+        };
+        let (with_ws, without_ws) = (wide(3), wide(0));
+        let t = with_ws.tokens;
+        let dense_ws = t.t_g * (2.0 * 7168.0 + 2.0 * f64::from(1u32 << 20) / t.g) * 2.0;
+        assert_eq!(with_ws.memory.ffn_ws_bytes, dense_ws);
+        assert!(without_ws.memory.ffn_ws_bytes < dense_ws);
         // No ring buffer without a ring (cp = 1), a double buffer of one payload with one.
         assert_eq!(with.topology.cp, 1);
         assert_eq!(with.memory.ring_ws_bytes, 0.0);
