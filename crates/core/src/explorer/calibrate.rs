@@ -613,6 +613,8 @@ mod tests {
         // A pivot below 1e-300 counts as zero even where dividing by it stays finite.
         let tiny = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1e-310]];
         assert_eq!(solve3(tiny, [1.0, 1.0, 1e-300]), None);
+        let edge = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1e-300]];
+        assert_eq!(solve3(edge, [1.0, 1.0, 1e-300]), Some([1.0, 1.0, 1.0]));
         let small = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1e-290]];
         assert_eq!(solve3(small, [1.0, 1.0, 1e-290]), Some([1.0, 1.0, 1.0]));
     }
