@@ -756,4 +756,14 @@ mod tests {
         let t = fit_three(1.5, lo, hi, &[M; 2], &eval).unwrap();
         assert_eq!(t, [hi, lo, 1.5]);
     }
+
+    #[test]
+    fn a_model_without_numbers_leaves_the_fit_where_it_started() {
+        // Every step's system is NaN: the damping grows until the fit gives up (a fit that
+        // shrank it instead would never stop).
+        let eval = residuals(|_| vec![f64::NAN; 3]);
+        let (lo, hi) = (SCALE_MIN.ln(), SCALE_MAX.ln());
+        let t = levenberg_marquardt([0.25, 0.5, 0.75], lo, hi, &[M; 3], &eval).unwrap();
+        assert_eq!(t, [0.25, 0.5, 0.75]);
+    }
 }

@@ -190,4 +190,31 @@ mod tests {
         .unwrap();
         assert!(ring.memory.ring_ws_bytes > 0.0);
     }
+
+    /// A configuration that fills the budget to the byte still fits.
+    #[test]
+    fn filling_the_budget_exactly_fits() {
+        let model = ModelConfig::preset("llama3.1-70b").unwrap();
+        let machine = MachineParams::preset("h200-hgx").unwrap();
+        let topo = TopologyConfig::default();
+        let used = evaluate(&model, &machine, &topo, ScoreOptions::default())
+            .unwrap()
+            .memory
+            .used_bytes;
+        let exact = MachineParams {
+            hbm_bytes: used,
+            hbm_usable_frac: 1.0,
+            ..machine.clone()
+        };
+        let ev = evaluate(&model, &exact, &topo, ScoreOptions::default()).unwrap();
+        assert_eq!(ev.memory.budget_bytes, ev.memory.used_bytes);
+        assert!(!ev.memory.over_budget && ev.score.fits_memory);
+        assert_eq!(ev.memory.hbm_utilization, 1.0);
+        let short = MachineParams {
+            hbm_bytes: used - 1.0,
+            ..exact
+        };
+        let ev = evaluate(&model, &short, &topo, ScoreOptions::default()).unwrap();
+        assert!(ev.memory.over_budget && !ev.score.fits_memory);
+    }
 }
