@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 GROUPS_TABLE='
 attribution|crates/core/src/attribution/mod.rs crates/core/src/attribution/config.rs|--lib --test=attribution_edges --test=attribution_fixtures --test=attribution_props --test=tui_artifacts
 phases|crates/core/src/phases.rs|--lib --test=attribution_fixtures --test=attribution_edges --test=tui_artifacts
-explorer|crates/core/src/explorer/*.rs|--lib --test=explorer_golden --test=explorer_pareto --test=explorer_sweep|--skip sixty_four_ranks_of_ten_thousand_markers_align
+explorer|crates/core/src/explorer/*.rs|--lib --test=explorer_golden --test=explorer_model --test=explorer_pareto --test=explorer_sweep|--skip sixty_four_ranks_of_ten_thousand_markers_align
 json|crates/core/src/json/*.rs|--lib --test=json_props --test=trace_loading --test=record_edges --test=attribution_fixtures --test=split_props
 record|crates/core/src/trace/record.rs|--lib --test=record_edges --test=trace_loading --test=attribution_fixtures --test=split_props --test=tui_artifacts|--skip ranges_of_any_size --skip records_longer_than_the_first_slack
 '
