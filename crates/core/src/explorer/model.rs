@@ -589,8 +589,8 @@ mod tests {
         check(
             "model.top_k",
             &|m, v| m.top_k = v,
-            m_experts(&base),
-            m_experts(&base) + 1,
+            base.n_experts,
+            base.n_experts + 1,
         );
         check("model.d_ff_expert", &|m, v| m.d_ff_expert = v, MAX, MAX + 1);
         check("model.n_shared", &|m, v| m.n_shared = v, MAX, MAX + 1);
@@ -655,9 +655,5 @@ mod tests {
         let mut unnamed = base.clone();
         unnamed.name = " \t".into();
         assert_eq!(field_of(&unnamed).as_deref(), Some("model.name"));
-    }
-
-    fn m_experts(m: &ModelConfig) -> u64 {
-        m.n_experts
     }
 }
