@@ -19,8 +19,11 @@ fn cases() -> Vec<Value> {
         "/../../tests/fixtures/explorer_model/cases.json"
     );
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
-    doc["cases"].as_array().expect("cases").clone()
+    let mut doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    match doc["cases"].take() {
+        Value::Array(cases) => cases,
+        other => panic!("{path}: `cases` is not a list: {other:.80}"),
+    }
 }
 
 fn model_of(v: &Value) -> ModelConfig {

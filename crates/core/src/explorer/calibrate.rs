@@ -240,6 +240,18 @@ pub fn calibrate(
 
 type Eval<'a> = dyn Fn([f64; 3]) -> Result<Vec<f64>, ExplorerError> + 'a;
 
+/// ln(predicted) − ln(measured), one per measurement: what the fit drives to zero.
+fn log_residuals(pred: &[f64], measured_ns: &[f64]) -> Vec<f64> {
+    pred.iter()
+        .zip(measured_ns)
+        .map(|(p, m)| p.ln() - m.ln())
+        .collect()
+}
+
+fn sum_of_squares(r: &[f64]) -> f64 {
+    r.iter().map(|v| v * v).sum()
+}
+
 /// Residuals ln(predicted) − ln(measured) and their Jacobian by central differences.
 fn jacobian(
     t: [f64; 3],
@@ -247,11 +259,7 @@ fn jacobian(
     eval: &Eval<'_>,
 ) -> Result<(Vec<f64>, Vec<[f64; 3]>), ExplorerError> {
     const H: f64 = 1e-4;
-    let r: Vec<f64> = eval(t)?
-        .iter()
-        .zip(measured_ns)
-        .map(|(p, m)| p.ln() - m.ln())
-        .collect();
+    let r = log_residuals(&eval(t)?, measured_ns);
     let mut j = vec![[0.0; 3]; r.len()];
     for k in 0..3 {
         let (mut up, mut down) = (t, t);
@@ -274,16 +282,10 @@ fn fit_three(
     measured_ns: &[f64],
     eval: &Eval<'_>,
 ) -> Result<[f64; 3], ExplorerError> {
-    let cost_of = |pred: &[f64]| -> f64 {
-        pred.iter()
-            .zip(measured_ns)
-            .map(|(p, m)| (p.ln() - m.ln()).powi(2))
-            .sum()
-    };
     let mut best: Option<([f64; 3], f64)> = None;
     for start in [[common; 3], [0.0; 3]] {
         let t = levenberg_marquardt(start, lo, hi, measured_ns, eval)?;
-        let c = cost_of(&eval(t)?);
+        let c = sum_of_squares(&log_residuals(&eval(t)?, measured_ns));
         if best.is_none_or(|(_, bc)| c < bc) {
             best = Some((t, c));
         }
@@ -325,12 +327,11 @@ fn levenberg_marquardt(
     measured_ns: &[f64],
     eval: &Eval<'_>,
 ) -> Result<[f64; 3], ExplorerError> {
-    let cost = |r: &[f64]| r.iter().map(|v| v * v).sum::<f64>();
     let mut t = start;
     let mut lambda = 1e-3;
     for _ in 0..200 {
         let (r, j) = jacobian(t, measured_ns, eval)?;
-        let c = cost(&r);
+        let c = sum_of_squares(&r);
         if c < 1e-24 {
             break;
         }
@@ -359,12 +360,8 @@ fn levenberg_marquardt(
                 (t[1] + step[1]).clamp(lo, hi),
                 (t[2] + step[2]).clamp(lo, hi),
             ];
-            let rn: Vec<f64> = eval(next)?
-                .iter()
-                .zip(measured_ns)
-                .map(|(p, m)| p.ln() - m.ln())
-                .collect();
-            if cost(&rn) < c {
+            let rn = log_residuals(&eval(next)?, measured_ns);
+            if sum_of_squares(&rn) < c {
                 let moved = (0..3).map(|k| (next[k] - t[k]).abs()).fold(0.0, f64::max);
                 t = next;
                 lambda = (lambda / 3.0).max(1e-9);
