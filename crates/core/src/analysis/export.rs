@@ -53,6 +53,51 @@ pub fn to_csv(results: &[AttributionResult]) -> String {
     out.finish()
 }
 
+/// The results column by column, one entry per interval, under [`CSV_HEADER`]'s names
+/// (the Python package's `to_arrow()`): the CSV's values, typed; `peak_gap_ratio` and
+/// `phase_path` are `None` where the CSV cell is empty.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResultColumns {
+    pub rank: Vec<i64>,
+    pub interval_start_ns: Vec<i128>,
+    pub interval_end_ns: Vec<i128>,
+    pub classification: Vec<&'static str>,
+    pub confidence: Vec<f64>,
+    pub marker_hits: Vec<u64>,
+    pub synchronized_ranks: Vec<u64>,
+    pub expected_world_size: Vec<i64>,
+    pub synchrony_ratio: Vec<f64>,
+    pub peak_gap_bytes: Vec<i64>,
+    pub peak_gap_ratio: Vec<Option<f64>>,
+    pub robust_zscore: Vec<f64>,
+    /// Joined by `;`, as in the CSV.
+    pub reason_codes: Vec<String>,
+    pub phase_path: Vec<Option<String>>,
+}
+
+/// [`ResultColumns`] of `results`.
+pub fn to_columns(results: &[AttributionResult]) -> ResultColumns {
+    let mut c = ResultColumns::default();
+    for r in results {
+        let e = &r.evidence;
+        c.rank.push(r.rank);
+        c.interval_start_ns.push(r.interval_start_ns);
+        c.interval_end_ns.push(r.interval_end_ns);
+        c.classification.push(r.classification.as_str());
+        c.confidence.push(r.confidence);
+        c.marker_hits.push(e.marker_hits);
+        c.synchronized_ranks.push(e.synchronized_ranks);
+        c.expected_world_size.push(e.expected_world_size);
+        c.synchrony_ratio.push(e.synchrony_ratio);
+        c.peak_gap_bytes.push(e.peak_gap_bytes);
+        c.peak_gap_ratio.push(e.peak_gap_ratio);
+        c.robust_zscore.push(e.robust_zscore);
+        c.reason_codes.push(r.reason_codes.join(";"));
+        c.phase_path.push(phase_label(r).map(|p| p.label()));
+    }
+    c
+}
+
 fn gib(bytes: i64) -> String {
     format!("{:.2}", bytes as f64 / (1u64 << 30) as f64)
 }

@@ -56,6 +56,18 @@ pub struct SettingsError {
     pub message: String,
 }
 
+impl SettingsError {
+    /// Python's own `TypeError` message where stormlog would raise one (a value of the
+    /// wrong type compared with a number: see `type_error`), else `None`.
+    pub fn python_type_error(&self) -> Option<&str> {
+        let inner = self.message.strip_suffix(')')?;
+        let (_, python) = inner.split_once(" (")?;
+        python
+            .contains("not supported between instances of")
+            .then_some(python)
+    }
+}
+
 /// stormlog's `CollectiveAttributionConfig`. Integer knobs stay integers (Python
 /// compares them exactly); ratio knobs are floats.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -355,6 +367,31 @@ impl OverrideField {
         }
     }
 
+    /// The field's value in `config`, as the number it holds.
+    pub fn value(&self, config: &AttributionConfig) -> OverrideValue {
+        match self.kind {
+            FieldKind::Int { get, .. } => OverrideValue::Int(get(config)),
+            FieldKind::Float { get, .. } => OverrideValue::Float(get(config)),
+        }
+    }
+
+    /// Set the field to `value` without stormlog's check (a config handed over whole,
+    /// which stormlog uses as it is). `false`, and nothing set, for a value the field
+    /// cannot hold (a string, `None`, a float in an integer field).
+    pub fn set_unchecked(&self, config: &mut AttributionConfig, value: &OverrideValue) -> bool {
+        match (self.kind, value) {
+            (FieldKind::Int { set, .. }, OverrideValue::Int(v)) => set(config, *v),
+            (FieldKind::Int { set, .. }, OverrideValue::Bool(b)) => set(config, i64::from(*b)),
+            (FieldKind::Float { set, .. }, OverrideValue::Int(v)) => set(config, *v as f64),
+            (FieldKind::Float { set, .. }, OverrideValue::Float(v)) => set(config, *v),
+            (FieldKind::Float { set, .. }, OverrideValue::Bool(b)) => {
+                set(config, f64::from(u8::from(*b)))
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// Set the field from `value` (`None`: keep the preset's) and check it, as stormlog
     /// does, with its messages.
     fn apply(
@@ -602,6 +639,28 @@ mod tests {
             &ovr("min_gap_bytes", OverrideValue::Text("1".into()))
         ))
         .contains("'<' not supported between instances of 'str' and 'int'"));
+        let typed = AttributionConfig::resolve(
+            Preset::Medium,
+            &ovr("min_gap_bytes", OverrideValue::Text("1".into())),
+        );
+        assert_eq!(
+            typed
+                .as_ref()
+                .err()
+                .and_then(SettingsError::python_type_error),
+            Some("'<' not supported between instances of 'str' and 'int'")
+        );
+        let ranged = AttributionConfig::resolve(
+            Preset::Medium,
+            &ovr("min_gap_bytes", OverrideValue::Int(-1)),
+        );
+        assert_eq!(
+            ranged
+                .as_ref()
+                .err()
+                .and_then(SettingsError::python_type_error),
+            None
+        );
         assert_eq!(
             msg(AttributionConfig::resolve(
                 Preset::Low,

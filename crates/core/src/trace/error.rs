@@ -27,6 +27,23 @@ pub enum LoadErrorKind {
     Archive,
 }
 
+impl LoadErrorKind {
+    /// The kind's serialised name (`io`, `gzip`, ..., `not_found`, `archive`).
+    pub fn name(self) -> &'static str {
+        match self {
+            LoadErrorKind::Io => "io",
+            LoadErrorKind::Gzip => "gzip",
+            LoadErrorKind::Utf8 => "utf8",
+            LoadErrorKind::Syntax => "syntax",
+            LoadErrorKind::Shape => "shape",
+            LoadErrorKind::Record => "record",
+            LoadErrorKind::Session => "session",
+            LoadErrorKind::NotFound => "not_found",
+            LoadErrorKind::Archive => "archive",
+        }
+    }
+}
+
 /// A failure to load one input, located as precisely as possible.
 ///
 /// `message` is stormlog's own text where stormlog has one (e.g. `rank must be >= 0`);

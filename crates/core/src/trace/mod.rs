@@ -6,6 +6,7 @@ pub mod archive;
 pub mod csv;
 pub mod error;
 pub mod event;
+pub mod external;
 pub mod fs;
 pub mod load;
 pub mod marker;
