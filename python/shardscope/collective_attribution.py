@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any, Mapping, Sequence
 
 from . import _shardscope
@@ -23,6 +22,8 @@ __all__ = [
     "CollectiveAttributionConfig",
     "CollectiveAttributionEvidence",
     "CollectiveAttributionResult",
+    "PhaseAttribution",
+    "PhaseSummary",
     "attribute_collective_memory",
     "resolve_collective_attribution_config",
 ]
@@ -58,26 +59,42 @@ class CollectiveAttributionEvidence:
     robust_zscore: float
 
 
-class PhaseAttribution(SimpleNamespace):
-    """The phase an interval happened in (stormlog's ``PhaseAttribution`` fields:
-    ``phase_resolution``, ``phase_source``, ``phase_path``, ``phase_paths``, ``scope_id``,
-    ``thread_id``, ``thread_name``, ``phase_summary``), read as attributes."""
+@dataclass(frozen=True)
+class PhaseSummary:
+    """Optional presentation-oriented phase winner when the attribution stays ambiguous
+    (stormlog's ``phases.PhaseSummary``)."""
+
+    phase_path: str
+    source: str
+
+
+@dataclass(frozen=True)
+class PhaseAttribution:
+    """The phase an interval happened in (stormlog's ``phases.PhaseAttribution``)."""
+
+    phase_resolution: str
+    phase_source: str | None = None
+    phase_path: str | None = None
+    phase_paths: list[str] = field(default_factory=list)
+    scope_id: str | None = None
+    thread_id: int | None = None
+    thread_name: str | None = None
+    phase_summary: PhaseSummary | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as ``shardscope attribute --phases --format json`` prints them."""
-        return dict(self._dict)
+        return dict(getattr(self, "_dict", None) or dataclasses.asdict(self))
 
     @classmethod
     def _from_dict(cls, data: Mapping[str, Any]) -> "PhaseAttribution":
-        made = cls(**{k: _namespace(v) for k, v in data.items()})
+        fields = dict(data)
+        summary = fields.get("phase_summary")
+        if summary is not None:
+            fields["phase_summary"] = PhaseSummary(**summary)
+        fields["phase_paths"] = list(fields.get("phase_paths") or [])
+        made = cls(**fields)
         object.__setattr__(made, "_dict", dict(data))
         return made
-
-
-def _namespace(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return SimpleNamespace(**{k: _namespace(v) for k, v in value.items()})
-    return value
 
 
 @dataclass

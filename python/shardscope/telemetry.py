@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Optional, Union
 
 from . import _shardscope
@@ -35,4 +36,15 @@ def load_telemetry_events(
             "shardscope reads traces as stormlog does by default "
             "(permissive_legacy=True, events_key=None); load with stormlog for other values"
         )
-    return _shardscope.load_events(os.fspath(path), session_id=session_id)
+    given = os.fspath(path)
+    try:
+        return _shardscope.load_events(given, session_id=session_id)
+    except _shardscope.TraceError as exc:
+        # stormlog names the path as given where its message names a file; so do we.
+        if exc.file and exc.message and f" in {exc.file} " in exc.message + " ":
+            whole = str(Path(given))
+            if os.path.basename(whole) == exc.file:
+                text = exc.message.replace(f" in {exc.file}", f" in {whole}", 1)
+                exc.args = (text,)
+                exc.message = text
+        raise

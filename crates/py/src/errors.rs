@@ -20,7 +20,8 @@ create_exception!(
     TraceError,
     PyValueError,
     "A trace or a setting Shardscope cannot use: stormlog's ValueError, located.\n\n\
-     Attributes: file, line, column, record, field, kind (None where unknown)."
+     Attributes: message (the text without where), file, line, column, record, field,\n\
+     kind (None where unknown)."
 );
 
 /// Which message a load error carries.
@@ -50,8 +51,10 @@ const NOWHERE: Where<'static> = Where {
     kind: None,
 };
 
-fn trace_error(message: String, at: Where<'_>) -> PyErr {
-    let err = TraceError::new_err(message.clone());
+/// A `TraceError` that reads `shown` (`str(err)`) and holds the bare `message` (the CLI
+/// JSON error object's `error`) and where.
+fn located_error(shown: String, message: String, at: Where<'_>) -> PyErr {
+    let err = TraceError::new_err(shown);
     Python::attach(|py| {
         let value = err.value(py);
         let set = || -> PyResult<()> {
@@ -70,13 +73,18 @@ fn trace_error(message: String, at: Where<'_>) -> PyErr {
     err
 }
 
+fn trace_error(message: String, at: Where<'_>) -> PyErr {
+    located_error(message.clone(), message, at)
+}
+
 pub fn load_error(e: &LoadError, located: Located) -> PyErr {
-    let message = match located {
+    let shown = match located {
         Located::Stormlog => e.message.clone(),
         Located::Described => e.describe(),
     };
-    trace_error(
-        message,
+    located_error(
+        shown,
+        e.message.clone(),
         Where {
             file: e.file.as_deref(),
             line: e.line,
