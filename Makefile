@@ -25,7 +25,7 @@ WASM_TEST_ENV := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-ru
 
 .PHONY: help serve test bench bench-web build e2e setup fuzz cargo-fuzz-cli \
         rust-tools wasm-target trunk-cli wasm-bindgen-cli node-tools chromium cargo-deps \
-        mutants cargo-mutants-cli
+        mutants cargo-mutants-cli py-venv wheel pytest
 
 help:
 	@echo "make serve   build the page (release) and serve it at http://127.0.0.1:$(SERVE_PORT)"
@@ -33,13 +33,15 @@ help:
 	@echo "             headless Chromium, release build, browser (Playwright) tests"
 	@echo "make bench   trace table against stormlog 0.4.3 (native and wasm), LOD query, explorer"
 	@echo "make bench-web  the same traces in headless Chromium (load, memory, frames, sweeps, sizes)"
+	@echo "make wheel   the Python package's abi3 wheel (maturin) in target/wheels/"
+	@echo "make pytest  build the wheel, install it in .tools/py-venv, run tests/python"
 	@echo "make mutants mutation testing (cargo-mutants) of the parity-critical core files"
 	@echo "make fuzz    each cargo-fuzz target for FUZZ_SECONDS (default 60) on the stable toolchain"
 	@echo "make setup   only install the tools (done by every target anyway)"
 
 # ---- installation (idempotent) ----------------------------------------------------
 
-setup: rust-tools wasm-target trunk-cli wasm-bindgen-cli node-tools chromium cargo-deps
+setup: rust-tools wasm-target trunk-cli wasm-bindgen-cli node-tools chromium cargo-deps py-venv
 
 rust-tools:
 	@cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
@@ -80,6 +82,18 @@ chromium:
 cargo-deps:
 	@cargo fetch --quiet
 
+# The Python tests' virtualenv: maturin, pytest, pyarrow, pandas, Ray (tests/python/
+# requirements.txt, pinned) and the real stormlog 0.4.3 --no-deps (its loader and
+# attribution need only numpy) to compare the drop-in with. Remade when the list changes.
+PY_VENV := .tools/py-venv
+PYTHON := $(PY_VENV)/bin/python
+py-venv: $(PY_VENV)/.installed
+$(PY_VENV)/.installed: tests/python/requirements.txt
+	@[ -x $(PYTHON) ] || python3 -m venv $(PY_VENV)
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps 'stormlog==0.4.3'
+	@touch $@
+
 # ---- build and serve --------------------------------------------------------------
 
 build: wasm-target trunk-cli wasm-bindgen-cli node-tools cargo-deps
@@ -98,10 +112,25 @@ test: setup
 	step "clippy (native, whole workspace)"; cargo clippy --workspace --all-targets -- -D warnings; \
 	step "clippy (wasm32, web crate)"; cargo clippy -p shardscope-web --target $(WASM_TARGET) --all-targets -- -D warnings; \
 	step "native tests (core + cli)"; cargo test; \
+	step "Python package (wheel, pytest)"; $(MAKE) pytest; \
 	step "wasm tests in headless Chromium"; $(WASM_TEST_ENV) cargo test -p shardscope-web --target $(WASM_TARGET); \
 	step "release build (trunk)"; trunk build --release; \
 	step "browser tests (Playwright) against dist/"; scripts/e2e.sh; \
 	echo; echo "make test: all passed in $$(( $$(date +%s) - start )) s"
+
+# The Python package: the abi3 wheel (CPython >= 3.10) in target/wheels/, built by maturin
+# from pyproject.toml over crates/py.
+wheel: py-venv cargo-deps
+	@rm -f target/wheels/shardscope-*.whl
+	VIRTUAL_ENV=$(CURDIR)/$(PY_VENV) $(PY_VENV)/bin/maturin build --release --quiet --out target/wheels
+	@ls -l target/wheels/shardscope-*.whl
+
+# The wheel installed into the tests' virtualenv, then tests/python against the command
+# line's own output (the debug binary `cargo test` builds).
+pytest: wheel
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/shardscope-*.whl
+	cargo build --quiet -p shardscope-cli
+	cd tests/python && SHARDSCOPE_CLI=$(CURDIR)/target/debug/shardscope ../../$(PYTHON) -m pytest -q -p no:cacheprovider
 
 # Browser tests only (rebuilds dist/ first).
 e2e: build
@@ -163,7 +192,7 @@ mutants: rust-tools cargo-mutants-cli
 
 # The trace benchmark (against stormlog 0.4.3 from PyPI, installed into .tools/ when
 # missing) and the explorer benchmark. See scripts/bench.sh.
-bench: rust-tools
+bench: rust-tools py-venv
 	scripts/bench.sh
 
 # The browser's figures (scripts/bench-web.mjs) on the traces `make bench` generates.

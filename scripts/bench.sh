@@ -32,6 +32,20 @@ echo "==> traces: load + attribution (medium preset), against stormlog 0.4.3 in 
 python3 scripts/bench.py "$small" "$big" | tee "$data/trace-table.md"
 
 echo
+echo "==> the Python package (issue 37): shardscope.attribute, the stormlog drop-in, threads, a Ray fleet"
+# 100 jobs of 8-12 ranks x 1,500-1,995 samples (7-14 MB each, 1 GB in all), all different.
+jobs=$data/jobs-100
+if [[ $(ls "$jobs" 2>/dev/null | wc -l) -lt 100 ]]; then
+  mkdir -p "$jobs"
+  for i in $(seq 0 99); do
+    "$bench" gen-trace "$(printf '%s/job-%03d.json' "$jobs" "$i")" --ranks $((8 + i % 5)) --samples $((1500 + 5 * i)) >/dev/null
+  done
+fi
+make --no-print-directory wheel >/dev/null
+.tools/py-venv/bin/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/shardscope-*.whl
+.tools/py-venv/bin/python scripts/bench_python.py "$small" "$jobs" target/release/shardscope | tee "$data/python.md"
+
+echo
 echo "==> where the native time goes (one process, the 120 MB trace)"
 "$bench" trace "$small" --runs 5 --sequential
 

@@ -31,7 +31,7 @@ class ExploreResult(dict):
             return [
                 {"scenario": s.get("name"), **c}
                 for s in self["scenarios"]
-                for c in s.get("pareto", [])
+                for c in (s.get("report") or {}).get("pareto", [])
             ]
         for key in _CONFIG_LISTS:
             if isinstance(self.get(key), list):

@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PySet, PySlice, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PySet, PySlice, PyString, PyTuple};
 
 use shardscope_core::attribution::{attribute, AttributionConfig, AttributionResult};
 use shardscope_core::phases::PhaseReplayIndex;
@@ -200,15 +201,24 @@ pub fn table_of(events: &Bound<'_, PyAny>) -> PyResult<EventTable> {
 }
 
 /// One of stormlog's event objects, read as `collective_attribution` reads it.
-fn push_foreign(table: &mut EventTable, item: &Bound<'_, PyAny>, index: usize) -> PyResult<()> {
-    let field = |name: &str| -> PyResult<Bound<'_, PyAny>> { item.getattr(name) };
-    let int = |name: &str| -> PyResult<i64> {
-        field(name)?
+fn push_foreign<'py>(
+    table: &mut EventTable,
+    item: &Bound<'py, PyAny>,
+    index: usize,
+) -> PyResult<()> {
+    let py = item.py();
+    // Never through `__dict__`: on CPython 3.11+ asking for it makes a dict for every
+    // instance whose attributes were stored inline (200k dicts, and the GC after them).
+    let attr = |name: &Bound<'py, PyString>| item.getattr_opt(name);
+    let int = |name: &Bound<'py, PyString>| -> PyResult<i64> {
+        let value = attr(name)?
+            .ok_or_else(|| PyTypeError::new_err(format!("event {index} has no {name}")))?;
+        value
             .extract()
             .map_err(|_| PyTypeError::new_err(format!("event {index}: {name} must be an int")))
     };
-    let counter = |name: &str| -> PyResult<Option<i64>> {
-        let value = match item.getattr_opt(name)? {
+    let counter = |name: &Bound<'py, PyString>| -> PyResult<Option<i64>> {
+        let value = match attr(name)? {
             Some(v) if !v.is_none() => v,
             _ => return Ok(None),
         };
@@ -216,41 +226,59 @@ fn push_foreign(table: &mut EventTable, item: &Bound<'_, PyAny>, index: usize) -
             PyTypeError::new_err(format!("event {index}: {name} must be an int or None"))
         })
     };
-    let event_type: String = match item.getattr_opt("event_type")? {
-        Some(v) => v.str()?.to_string(),
-        None => String::new(),
+    let event_type_value = attr(intern!(py, "event_type"))?;
+    let event_type_text;
+    let event_type: &str = match &event_type_value {
+        Some(v) => match v.cast::<PyString>() {
+            Ok(s) => s.to_str()?,
+            Err(_) => {
+                event_type_text = v.str()?;
+                event_type_text.to_str()?
+            }
+        },
+        None => "",
     };
-    let context: Option<String> = match item.getattr_opt("context")? {
-        Some(v) => v.cast::<PyString>().ok().map(|s| s.to_string()),
+    let context_value = attr(intern!(py, "context"))?;
+    let context: Option<&str> = match &context_value {
+        Some(v) => match v.cast::<PyString>() {
+            Ok(s) => Some(s.to_str()?),
+            Err(_) => None,
+        },
         None => None,
     };
-    let session_id: Option<String> = match item.getattr_opt("session_id")? {
-        Some(v) if !v.is_none() => Some(v.str()?.to_string()),
+    let session_value = attr(intern!(py, "session_id"))?;
+    let session_text;
+    let session_id: Option<&str> = match &session_value {
+        Some(v) if !v.is_none() => match v.cast::<PyString>() {
+            Ok(s) => Some(s.to_str()?),
+            Err(_) => {
+                session_text = v.str()?;
+                Some(session_text.to_str()?)
+            }
+        },
         _ => None,
     };
     let mut marker = contains_collective_token(event_type.as_bytes())
-        || context
-            .as_deref()
-            .is_some_and(|c| !c.is_empty() && contains_collective_token(c.as_bytes()));
+        || context.is_some_and(|c| !c.is_empty() && contains_collective_token(c.as_bytes()));
     if !marker {
-        if let Some(metadata) = item.getattr_opt("metadata")? {
+        if let Some(metadata) = attr(intern!(py, "metadata"))? {
             marker = any_string(&metadata, &mut |s| contains_collective_token(s.as_bytes()))?;
         }
     }
     table.push(&ExternalEvent {
-        timestamp_ns: int("timestamp_ns")?,
-        rank: int("rank")?,
-        local_rank: counter("local_rank")?.unwrap_or(0),
-        world_size: int("world_size")?,
-        event_type: &event_type,
+        timestamp_ns: int(intern!(py, "timestamp_ns"))?,
+        rank: int(intern!(py, "rank"))?,
+        local_rank: counter(intern!(py, "local_rank"))?.unwrap_or(0),
+        world_size: int(intern!(py, "world_size"))?,
+        event_type,
         marker,
-        session_id: session_id.as_deref(),
-        context: context.as_deref(),
+        session_id,
+        context,
         counters: Counters {
-            allocator_allocated_bytes: counter("allocator_allocated_bytes")?,
-            allocator_reserved_bytes: counter("allocator_reserved_bytes")?,
-            device_used_bytes: counter("device_used_bytes")?,
-            device_total_bytes: counter("device_total_bytes")?,
+            allocator_allocated_bytes: counter(intern!(py, "allocator_allocated_bytes"))?,
+            allocator_reserved_bytes: counter(intern!(py, "allocator_reserved_bytes"))?,
+            device_used_bytes: counter(intern!(py, "device_used_bytes"))?,
+            device_total_bytes: counter(intern!(py, "device_total_bytes"))?,
         },
     });
     Ok(())
@@ -259,8 +287,16 @@ fn push_foreign(table: &mut EventTable, item: &Bound<'_, PyAny>, index: usize) -
 /// stormlog's `_iter_string_values`: strings, and the values of mappings and the items
 /// of lists, tuples and sets, recursively; does `test` hold for any of them?
 fn any_string(value: &Bound<'_, PyAny>, test: &mut dyn FnMut(&str) -> bool) -> PyResult<bool> {
+    // Most metadata values are flags and numbers: one exact type check each.
+    if value.is_none()
+        || value.is_exact_instance_of::<PyBool>()
+        || value.is_exact_instance_of::<PyInt>()
+        || value.is_exact_instance_of::<PyFloat>()
+    {
+        return Ok(false);
+    }
     if let Ok(s) = value.cast::<PyString>() {
-        return Ok(test(&s.to_cow()?));
+        return Ok(test(s.to_str()?));
     }
     if let Ok(dict) = value.cast::<PyDict>() {
         for (_, nested) in dict.iter() {
