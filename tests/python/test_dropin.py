@@ -220,3 +220,41 @@ def test_phases_come_from_the_loaded_events():
 def test_empty_input_is_an_empty_list_whatever_the_settings():
     assert ours.attribute_collective_memory([], preset="nonsense") == []
     assert stormlog_ca.attribute_collective_memory([], preset="nonsense") == []
+
+
+def test_hostile_events_raise_instead_of_crashing():
+    from types import SimpleNamespace
+
+    def event(**changes):
+        fields = dict(
+            timestamp_ns=1,
+            event_type="sample",
+            rank=0,
+            local_rank=0,
+            world_size=1,
+            context=None,
+            metadata={},
+            device_used_bytes=2,
+            allocator_reserved_bytes=1,
+            device_total_bytes=10,
+            allocator_allocated_bytes=1,
+        )
+        fields.update(changes)
+        return SimpleNamespace(**fields)
+
+    loop: list = []
+    loop.append(loop)
+    with pytest.raises(RecursionError):
+        ours.attribute_collective_memory([event(metadata={"a": loop})])
+    with pytest.raises(TypeError):
+        ours.attribute_collective_memory([event(timestamp_ns="soon")])
+    with pytest.raises(TypeError):
+        ours.attribute_collective_memory([event(device_used_bytes=1.5)])
+    with pytest.raises(TypeError):
+        ours.attribute_collective_memory([object()])
+    # Deep but finite metadata is walked as stormlog walks it.
+    deep: object = "nccl"
+    for _ in range(500):
+        deep = [deep]
+    marker = event(event_type="x", metadata={"k": deep}, device_used_bytes=None)
+    assert ours.attribute_collective_memory([marker]) == []

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::exceptions::{PyIndexError, PyRecursionError, PyTypeError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PySet, PySlice, PyString, PyTuple};
@@ -262,7 +262,9 @@ fn push_foreign<'py>(
         || context.is_some_and(|c| !c.is_empty() && contains_collective_token(c.as_bytes()));
     if !marker {
         if let Some(metadata) = attr(intern!(py, "metadata"))? {
-            marker = any_string(&metadata, &mut |s| contains_collective_token(s.as_bytes()))?;
+            marker = any_string(&metadata, 0, &mut |s| {
+                contains_collective_token(s.as_bytes())
+            })?;
         }
     }
     table.push(&ExternalEvent {
@@ -284,9 +286,22 @@ fn push_foreign<'py>(
     Ok(())
 }
 
+/// How deep metadata may nest: as deep as Python's default recursion limit lets stormlog's
+/// own walk go; a deeper (or self-containing) value raises `RecursionError`, as there.
+const MAX_METADATA_DEPTH: usize = 1000;
+
 /// stormlog's `_iter_string_values`: strings, and the values of mappings and the items
 /// of lists, tuples and sets, recursively; does `test` hold for any of them?
-fn any_string(value: &Bound<'_, PyAny>, test: &mut dyn FnMut(&str) -> bool) -> PyResult<bool> {
+fn any_string(
+    value: &Bound<'_, PyAny>,
+    depth: usize,
+    test: &mut dyn FnMut(&str) -> bool,
+) -> PyResult<bool> {
+    if depth > MAX_METADATA_DEPTH {
+        return Err(PyRecursionError::new_err(
+            "maximum recursion depth exceeded while reading event metadata",
+        ));
+    }
     // Most metadata values are flags and numbers: one exact type check each.
     if value.is_none()
         || value.is_exact_instance_of::<PyBool>()
@@ -300,7 +315,7 @@ fn any_string(value: &Bound<'_, PyAny>, test: &mut dyn FnMut(&str) -> bool) -> P
     }
     if let Ok(dict) = value.cast::<PyDict>() {
         for (_, nested) in dict.iter() {
-            if any_string(&nested, test)? {
+            if any_string(&nested, depth + 1, test)? {
                 return Ok(true);
             }
         }
@@ -311,7 +326,7 @@ fn any_string(value: &Bound<'_, PyAny>, test: &mut dyn FnMut(&str) -> bool) -> P
         || value.cast::<PySet>().is_ok();
     if is_sequence {
         for item in value.try_iter()? {
-            if any_string(&item?, test)? {
+            if any_string(&item?, depth + 1, test)? {
                 return Ok(true);
             }
         }
