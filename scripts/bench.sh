@@ -32,6 +32,28 @@ echo "==> traces: load + attribution (medium preset), against stormlog 0.4.3 in 
 python3 scripts/bench.py "$small" "$big" | tee "$data/trace-table.md"
 
 echo
+echo "==> parse threads: shardscope attribute --threads N, 1 to this machine's $(nproc) cores (best of 3)"
+python3 - "$small" "$big" <<'PY'
+import os, subprocess, sys, time
+cores = os.cpu_count() or 1
+print("| trace | " + " | ".join(f"{n} thread{'s' if n > 1 else ''}" for n in range(1, cores + 1)) + " | scaling |")
+print("|---|" + "---|" * (cores + 1))
+for trace in sys.argv[1:]:
+    walls = []
+    for n in range(1, cores + 1):
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            subprocess.run(["target/release/shardscope", "attribute", trace, "--threads", str(n)],
+                           check=True, stdout=subprocess.DEVNULL)
+            best = min(best, time.perf_counter() - start)
+        walls.append(best)
+    mb = os.path.getsize(trace) / 1e6
+    print(f"| {os.path.basename(trace)} ({mb:.0f} MB) | " + " | ".join(f"{w:.3f} s" for w in walls)
+          + f" | {walls[0] / walls[-1]:.2f}× |")
+PY
+
+echo
 echo "==> the Python package (issue 37): shardscope.attribute, the stormlog drop-in, threads, a Ray fleet"
 # 100 jobs of 8-12 ranks x 1,500-1,995 samples (7-14 MB each, 1 GB in all), all different.
 jobs=$data/jobs-100

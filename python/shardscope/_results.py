@@ -121,6 +121,14 @@ def _paths(paths: PathLike | Sequence[PathLike]) -> list[str]:
     return [os.fspath(p) for p in paths]
 
 
+def _threads(threads: int | None) -> int:
+    if threads is None:
+        return 0
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive int or None, got {threads!r}")
+    return threads
+
+
 def attribute(
     paths: PathLike | Sequence[PathLike],
     *,
@@ -145,8 +153,9 @@ def attribute(
         session_id: analyse this session instead of stormlog's default one.
         phases: attach each interval's phase (``phase_attribution``).
         align_clocks: beyond stormlog — attribute on the reference rank's clock.
-        threads: ``1`` parses on the calling thread only; otherwise big files are parsed
-            by the core's parse threads. The result is the same either way.
+        threads: parse big files with this many threads (``None``: one per core; ``1``:
+            the calling thread only, what a process pool or a Ray task wants). The result
+            is the same for every count.
 
     Returns:
         :class:`Results`, stormlog's result list. The GIL is released while files are
@@ -164,6 +173,6 @@ def attribute(
         session_id=session_id,
         phases=phases,
         align_clocks=align_clocks,
-        parallel=threads != 1,
+        threads=_threads(threads),
     )
     return Results._of_run(run)

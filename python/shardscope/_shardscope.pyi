@@ -55,7 +55,7 @@ def attribute(
     session_id: str | None = None,
     phases: bool = False,
     align_clocks: bool = False,
-    parallel: bool = True,
+    threads: int = 0,
 ) -> Run: ...
 def load_events(path: str, session_id: str | None = None) -> EventList: ...
 def resolve_config(

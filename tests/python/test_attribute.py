@@ -148,7 +148,12 @@ def test_several_paths_and_a_folder_combine_as_the_cli_does():
 
 def test_one_thread_or_many_give_the_same_results():
     case = next(c for c in VALID if c["name"] == "sync_markers_type")
-    assert shardscope.attribute(trace(case), threads=1) == shardscope.attribute(trace(case))
+    every = shardscope.attribute(trace(case))
+    for threads in (1, 2, 3, 8):
+        assert shardscope.attribute(trace(case), threads=threads) == every
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError):
+            shardscope.attribute(trace(case), threads=bad)
 
 
 def test_aligned_clocks_equal_the_cli():

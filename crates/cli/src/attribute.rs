@@ -2,7 +2,7 @@
 
 use clap::Args;
 use shardscope_core::analysis::perfetto::to_perfetto;
-use shardscope_core::analysis::{analyze, export, Analysis, AnalyzeSettings, Attribution};
+use shardscope_core::analysis::{analyze_on, export, Analysis, AnalyzeSettings, Attribution};
 use shardscope_core::attribution::{OverrideValue, Preset};
 use shardscope_core::trace::Dataset;
 use shardscope_core::trace::StdFs;
@@ -48,6 +48,10 @@ pub struct AttributeOptions {
     /// (as `shardscope align` does) and attribute on the reference rank's clock.
     #[arg(long)]
     pub align_clocks: bool,
+    /// Parse big files with N threads (default: one per core; 1: on one thread). The
+    /// results are the same for every N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
 }
 
 fn parse_override(text: &str) -> Result<(String, OverrideValue), String> {
@@ -72,7 +76,8 @@ pub fn attribute_run(
         phases: options.phases,
         align_clocks: options.align_clocks,
     };
-    let analysis = analyze(&StdFs, paths, &settings, true, &mut |_| {});
+    let threads = options.threads.map_or(0, usize::from);
+    let analysis = analyze_on(&StdFs, paths, &settings, threads, &mut |_| {});
     for warning in &analysis.dataset.warnings {
         eprintln!("{who}: warning: {}", warning.message);
     }

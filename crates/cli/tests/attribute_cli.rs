@@ -253,3 +253,23 @@ fn perfetto_writes_the_run_beside_the_results() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--threads N`: the same bytes for every N (the parse threads only split the work);
+/// 0 or a word is refused with the option named.
+#[test]
+fn every_thread_count_prints_the_same_and_zero_is_refused() {
+    let trace = fixtures().join("traces/sync_markers_type.json");
+    let trace = trace.to_string_lossy();
+    let plain = shardscope(&["attribute", &trace, "--format", "csv"]);
+    assert!(plain.status.success());
+    for n in ["1", "2", "3", "8"] {
+        let out = shardscope(&["attribute", &trace, "--format", "csv", "--threads", n]);
+        assert!(out.status.success(), "--threads {n}");
+        assert_eq!(out.stdout, plain.stdout, "--threads {n}");
+    }
+    for bad in ["0", "many"] {
+        let out = shardscope(&["attribute", &trace, "--format", "json", "--threads", bad]);
+        assert_eq!(out.status.code(), Some(2), "--threads {bad}");
+        assert_eq!(stdout_json(&out)["field"], "threads", "--threads {bad}");
+    }
+}

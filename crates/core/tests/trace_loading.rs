@@ -439,6 +439,36 @@ fn big_array() -> Vec<u8> {
     out
 }
 
+/// Every parse-thread count gives the sequential result, for both parallel paths (ranges
+/// of a plain file, batches of a gzip stream): the counts the CLI's `--threads` takes.
+#[test]
+fn every_thread_count_gives_the_sequential_result() {
+    let mut fs = MemFs::new();
+    let array = big_array();
+    fs.insert("big.json", array.clone());
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &array).unwrap_or_default();
+    fs.insert("big.json.gz", gz.finish().unwrap_or_default());
+    for path in ["big.json", "big.json.gz"] {
+        let seq = described(&load_with(&fs, path, false));
+        for threads in 1..=8 {
+            let options = LoadOptions {
+                threads,
+                // The gzip stream is small compressed: the parallel path whatever the size.
+                parallel_min_bytes: 0,
+                ..LoadOptions::default()
+            };
+            let got = load(&fs, &[path.to_string()], &options, &mut |_| {});
+            assert_eq!(
+                got.parallel_files,
+                usize::from(threads > 1),
+                "{path} {threads}"
+            );
+            assert_eq!(described(&got), seq, "{path} with {threads} threads");
+        }
+    }
+}
+
 #[test]
 fn parallel_parsing_gives_exactly_the_sequential_result() {
     let mut fs = MemFs::new();

@@ -14,7 +14,7 @@ use std::ffi::OsString;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use shardscope_core::analysis::{analyze, export, Analysis, AnalyzeSettings};
+use shardscope_core::analysis::{analyze_on, export, Analysis, AnalyzeSettings};
 use shardscope_core::attribution::{AttributionConfig, AttributionResult, Preset};
 use shardscope_core::trace::StdFs;
 
@@ -94,7 +94,7 @@ impl Run {
 // The arguments are the Python function's keywords, one each.
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (paths, preset = "medium", overrides = None, session_id = None, phases = false, align_clocks = false, parallel = true))]
+#[pyo3(signature = (paths, preset = "medium", overrides = None, session_id = None, phases = false, align_clocks = false, threads = 0))]
 fn attribute(
     py: Python<'_>,
     paths: Vec<String>,
@@ -103,7 +103,7 @@ fn attribute(
     session_id: Option<String>,
     phases: bool,
     align_clocks: bool,
-    parallel: bool,
+    threads: usize,
 ) -> PyResult<Run> {
     let overrides = convert::overrides(overrides)?;
     let parsed = Preset::parse(preset);
@@ -115,7 +115,7 @@ fn attribute(
         align_clocks,
     };
     let (analysis, first_error) = py.detach(|| {
-        let analysis = analyze(&StdFs, &paths, &settings, parallel, &mut |_| {});
+        let analysis = analyze_on(&StdFs, &paths, &settings, threads, &mut |_| {});
         let first = analysis.first_error_with_preset(&parsed);
         (analysis, first)
     });

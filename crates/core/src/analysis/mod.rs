@@ -143,9 +143,31 @@ pub fn load_traces(
     parallel: bool,
     progress: &mut dyn FnMut(&LoadProgress),
 ) -> Loaded {
+    load_traces_on(fs, paths, settings, threads_of(parallel), progress)
+}
+
+/// `parallel` as a thread count: every core, or the calling thread only.
+fn threads_of(parallel: bool) -> usize {
+    if parallel {
+        0
+    } else {
+        1
+    }
+}
+
+/// [`load_traces`] with big files parsed by `threads` threads ([`LoadOptions::threads`]:
+/// 0 one per core, 1 the calling thread only). The result is the same for every count.
+pub fn load_traces_on(
+    fs: &dyn TraceFs,
+    paths: &[String],
+    settings: &AnalyzeSettings,
+    threads: usize,
+    progress: &mut dyn FnMut(&LoadProgress),
+) -> Loaded {
     let options = LoadOptions {
         session_id: settings.session_id.clone().filter(|s| !s.trim().is_empty()),
-        parallel,
+        parallel: threads != 1,
+        threads,
         ..LoadOptions::default()
     };
     let outcome = load(fs, paths, &options, progress);
@@ -165,7 +187,19 @@ pub fn analyze(
     parallel: bool,
     progress: &mut dyn FnMut(&LoadProgress),
 ) -> Analysis {
-    let loaded = load_traces(fs, paths, settings, parallel, progress);
+    analyze_on(fs, paths, settings, threads_of(parallel), progress)
+}
+
+/// [`analyze`] with big files parsed by `threads` threads (0: one per core; 1: the
+/// calling thread only). The result is the same for every count.
+pub fn analyze_on(
+    fs: &dyn TraceFs,
+    paths: &[String],
+    settings: &AnalyzeSettings,
+    threads: usize,
+    progress: &mut dyn FnMut(&LoadProgress),
+) -> Analysis {
+    let loaded = load_traces_on(fs, paths, settings, threads, progress);
     let attribution = attribute_session(&loaded.dataset, loaded.dataset.selected, settings);
     Analysis {
         dataset: loaded.dataset,

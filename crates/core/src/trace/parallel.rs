@@ -2,10 +2,10 @@
 //!
 //! - [`parse_ranges_parallel`], for files that can be read at any offset (not gzip):
 //!   the calling thread reads [`ranges`](super::ranges) of the file and merges the
-//!   parsed ranges in order; two worker threads parse them. No byte is scanned twice.
+//!   parsed ranges in order; worker threads (one per core by default) parse them. No byte is scanned twice.
 //! - [`parse_parallel`], for streams (gzip): the calling thread reads, UTF-8-checks
 //!   and cuts the input into batches of whole records (a top-level JSON array's
-//!   elements, or JSONL lines), and the two worker threads parse the batches.
+//!   elements, or JSONL lines), and the worker threads parse the batches.
 //!
 //! Either way results are merged in input order, so the events are exactly those of
 //! the sequential parse. The fast paths only handle the clean case: at the first sign
@@ -29,7 +29,14 @@ use crate::json::{skip_ws, Node, Tape};
 /// Bytes of records per batch.
 const BATCH_BYTES: usize = 1 << 20;
 
-const WORKERS: usize = 2;
+/// The parse threads `threads` asks for: that many, or with 0 one per core the machine
+/// has (at least one; the calling thread reads and merges beside them).
+pub fn parse_workers(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(2, usize::from),
+        n => n,
+    }
+}
 
 /// A batch of whole records: their bytes, back to back, and where each ends.
 struct Batch {
@@ -52,14 +59,16 @@ struct Converted {
 /// must be discarded (strings and phases added to `ctx` are harmless leftovers).
 pub fn parse_parallel(
     input: &mut Input<'_>,
+    workers: usize,
     layout: Layout,
     ctx: &mut LoadCtx,
     default_session_id: &str,
     grouper: &mut SessionGrouper,
 ) -> Result<(), GaveUp> {
-    let (batch_tx, batch_rx) = sync_channel::<Batch>(WORKERS * 2);
+    let workers = workers.max(1);
+    let (batch_tx, batch_rx) = sync_channel::<Batch>(workers * 2);
     let batch_rx = Mutex::new(batch_rx);
-    let (result_tx, result_rx) = sync_channel::<Option<Converted>>(WORKERS * 4);
+    let (result_tx, result_rx) = sync_channel::<Option<Converted>>(workers * 4);
     let mut merger = Merger {
         ctx,
         grouper,
@@ -67,7 +76,7 @@ pub fn parse_parallel(
         next: 0,
     };
     std::thread::scope(|scope| {
-        for _ in 0..WORKERS {
+        for _ in 0..workers {
             let rx = &batch_rx;
             let tx = result_tx.clone();
             scope.spawn(move || worker(rx, tx, default_session_id));
@@ -87,12 +96,13 @@ pub fn parse_parallel(
 }
 
 /// Parses a file that `read_at` can read at any offset, in the ranges `tasks`
-/// ([`ranges::plan`](super::ranges::plan)) on two worker threads: the calling thread only reads
+/// ([`ranges::plan`](super::ranges::plan)) on `workers` threads: the calling thread only reads
 /// each range's bytes and merges finished ranges in order, so no byte is scanned
 /// twice. `progress` gets the bytes merged so far. `Err(GaveUp)`: as for
 /// [`parse_parallel`].
 pub fn parse_ranges_parallel(
     read_at: &mut dyn FnMut(u64, usize, &mut Vec<u8>) -> bool,
+    workers: usize,
     tasks: &[RangeTask],
     layout: Layout,
     ctx: &mut LoadCtx,
@@ -102,14 +112,15 @@ pub fn parse_ranges_parallel(
 ) -> Result<(), GaveUp> {
     use super::ranges::{parse_range, ParsedRange, RangeMerger};
     use std::sync::mpsc::channel;
-    /// Ranges read but not yet merged (bounds memory to this many buffers).
-    const IN_FLIGHT: usize = WORKERS * 2;
+    let workers = workers.max(1);
+    // Ranges read but not yet merged (bounds memory to this many buffers).
+    let in_flight_max = workers * 2;
     type Done = (RangeTask, Result<ParsedRange, GaveUp>, Vec<u8>);
-    let (task_tx, task_rx) = sync_channel::<(RangeTask, Vec<u8>)>(IN_FLIGHT);
+    let (task_tx, task_rx) = sync_channel::<(RangeTask, Vec<u8>)>(in_flight_max);
     let task_rx = Mutex::new(task_rx);
     let (done_tx, done_rx) = channel::<Done>();
     std::thread::scope(|scope| {
-        for _ in 0..WORKERS {
+        for _ in 0..workers {
             let rx = &task_rx;
             let tx = done_tx.clone();
             scope.spawn(move || {
@@ -156,7 +167,7 @@ pub fn parse_ranges_parallel(
             };
         let mut run = || -> Result<(), GaveUp> {
             for task in tasks {
-                while in_flight >= IN_FLIGHT {
+                while in_flight >= in_flight_max {
                     in_flight -= 1;
                     take(&mut merger, &mut spare, read_at)?;
                 }

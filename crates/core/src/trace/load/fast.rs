@@ -100,7 +100,15 @@ impl Loader<'_> {
         };
         let mut parsed = SessionGrouper::default();
         let done = starts_right
-            && parse_parallel(&mut input, layout, &mut self.ctx, default_id, &mut parsed).is_ok();
+            && parse_parallel(
+                &mut input,
+                parse_workers(self.threads),
+                layout,
+                &mut self.ctx,
+                default_id,
+                &mut parsed,
+            )
+            .is_ok();
         if done {
             grouper.append(parsed);
             self.parallel_files += 1;
@@ -145,6 +153,7 @@ impl Loader<'_> {
         let slack = SLACK_BYTES.min(self.range_bytes.max(4096));
         let done = parse_ranges_parallel(
             &mut read_at,
+            parse_workers(self.threads),
             &plan(file_bytes, self.range_bytes, slack),
             layout,
             &mut self.ctx,
@@ -174,7 +183,12 @@ impl Loader<'_> {
         _default_id: &str,
         _grouper: &mut SessionGrouper,
     ) -> bool {
-        let _requested = (self.parallel, self.parallel_min_bytes, self.range_bytes);
+        let _requested = (
+            self.parallel,
+            self.threads,
+            self.parallel_min_bytes,
+            self.range_bytes,
+        );
         false
     }
 }

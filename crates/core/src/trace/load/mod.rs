@@ -38,7 +38,7 @@ use super::error::{LoadError, LoadErrorKind, LoadWarning};
 use super::event::{Event, Events, Sources, StrId, Strings, NO_STR};
 use super::fs::{file_name, join, parent, PathKind, TraceFs};
 #[cfg(not(target_arch = "wasm32"))]
-use super::parallel::{parse_parallel, parse_ranges_parallel};
+use super::parallel::{parse_parallel, parse_ranges_parallel, parse_workers};
 use super::parse::{parse_json, parse_jsonl, LoadCtx, SessionEvents, SessionGrouper};
 use super::phase_boundary::PhaseBoundary;
 use super::ranges::{plan, GaveUp, ParsedRange, Preparsed, RangeMerger, RANGE_BYTES, SLACK_BYTES};
@@ -71,6 +71,10 @@ pub struct LoadOptions {
     /// Bytes per range of the parallel path ([`RANGE_BYTES`]).
     #[serde(default = "range_bytes_default")]
     pub range_bytes: u64,
+    /// Parse threads of the parallel path: 0 (the default) one per core; 1 parses on
+    /// the calling thread only (as `parallel: false`). The result is identical.
+    #[serde(default)]
+    pub threads: usize,
 }
 
 fn parallel_default() -> bool {
@@ -92,6 +96,7 @@ impl Default for LoadOptions {
             parallel: true,
             parallel_min_bytes: MIN_PARALLEL_BYTES,
             range_bytes: RANGE_BYTES,
+            threads: 0,
         }
     }
 }
@@ -200,7 +205,8 @@ pub fn load(
     let paths = loadable.as_slice();
     let mut loader = Loader {
         fs,
-        parallel: options.parallel,
+        parallel: options.parallel && options.threads != 1,
+        threads: options.threads,
         parallel_min_bytes: options.parallel_min_bytes,
         range_bytes: options.range_bytes,
         parallel_files: 0,
@@ -475,6 +481,8 @@ struct Loader<'a> {
     fs: &'a dyn TraceFs,
     /// Whether big files may be parsed by several threads.
     parallel: bool,
+    /// How many ([`LoadOptions::threads`]).
+    threads: usize,
     parallel_min_bytes: u64,
     range_bytes: u64,
     parallel_files: usize,
