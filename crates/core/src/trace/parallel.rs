@@ -95,6 +95,15 @@ pub fn parse_parallel(
     Ok(())
 }
 
+/// What [`parse_ranges_parallel`] parses: the ranges ([`ranges::plan`](super::ranges::plan)),
+/// the file's layout, and how many threads parse them.
+#[derive(Debug, Clone, Copy)]
+pub struct RangeWork<'t> {
+    pub tasks: &'t [RangeTask],
+    pub layout: Layout,
+    pub workers: usize,
+}
+
 /// Parses a file that `read_at` can read at any offset, in the ranges `tasks`
 /// ([`ranges::plan`](super::ranges::plan)) on `workers` threads: the calling thread only reads
 /// each range's bytes and merges finished ranges in order, so no byte is scanned
@@ -102,9 +111,7 @@ pub fn parse_parallel(
 /// [`parse_parallel`].
 pub fn parse_ranges_parallel(
     read_at: &mut dyn FnMut(u64, usize, &mut Vec<u8>) -> bool,
-    workers: usize,
-    tasks: &[RangeTask],
-    layout: Layout,
+    work: RangeWork<'_>,
     ctx: &mut LoadCtx,
     default_session_id: &str,
     grouper: &mut SessionGrouper,
@@ -112,6 +119,11 @@ pub fn parse_ranges_parallel(
 ) -> Result<(), GaveUp> {
     use super::ranges::{parse_range, ParsedRange, RangeMerger};
     use std::sync::mpsc::channel;
+    let RangeWork {
+        tasks,
+        layout,
+        workers,
+    } = work;
     let workers = workers.max(1);
     // Ranges read but not yet merged (bounds memory to this many buffers).
     let in_flight_max = workers * 2;

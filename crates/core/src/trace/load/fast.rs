@@ -151,11 +151,15 @@ impl Loader<'_> {
         };
         // Small ranges (tests) read less slack first: a longer record means a second try.
         let slack = SLACK_BYTES.min(self.range_bytes.max(4096));
+        let tasks = plan(file_bytes, self.range_bytes, slack);
+        let work = RangeWork {
+            tasks: &tasks,
+            layout,
+            workers: parse_workers(self.threads),
+        };
         let done = parse_ranges_parallel(
             &mut read_at,
-            parse_workers(self.threads),
-            &plan(file_bytes, self.range_bytes, slack),
-            layout,
+            work,
             &mut self.ctx,
             default_id,
             &mut parsed,

@@ -38,7 +38,7 @@ use super::error::{LoadError, LoadErrorKind, LoadWarning};
 use super::event::{Event, Events, Sources, StrId, Strings, NO_STR};
 use super::fs::{file_name, join, parent, PathKind, TraceFs};
 #[cfg(not(target_arch = "wasm32"))]
-use super::parallel::{parse_parallel, parse_ranges_parallel, parse_workers};
+use super::parallel::{parse_parallel, parse_ranges_parallel, parse_workers, RangeWork};
 use super::parse::{parse_json, parse_jsonl, LoadCtx, SessionEvents, SessionGrouper};
 use super::phase_boundary::PhaseBoundary;
 use super::ranges::{plan, GaveUp, ParsedRange, Preparsed, RangeMerger, RANGE_BYTES, SLACK_BYTES};
