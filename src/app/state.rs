@@ -253,6 +253,8 @@ pub struct RunSignals {
     pub report: RwSignal<Option<Arc<TraceReport>>>,
     pub elapsed_ms: RwSignal<f64>,
     pub preparse_ms: RwSignal<f64>,
+    /// Workers that parsed the last load's ranges (0: it had none to parse).
+    pub parse_workers: RwSignal<usize>,
     pub runs: RwSignal<u64>,
     pub wanted_files: RwSignal<Vec<String>>,
     /// Where on this site the run was opened from (`src=`), kept in its links.
@@ -272,6 +274,7 @@ impl RunSignals {
             report: RwSignal::new(None),
             elapsed_ms: RwSignal::new(0.0),
             preparse_ms: RwSignal::new(0.0),
+            parse_workers: RwSignal::new(0),
             runs: RwSignal::new(0),
             wanted_files: RwSignal::new(link.files.clone()),
             source: RwSignal::new(link.src.clone()),

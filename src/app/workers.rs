@@ -6,9 +6,11 @@
 //! - `loading`: runs a load; becomes `trace` when something loaded, else is dropped;
 //! - `spare`: started with the page (and pinged for the header badge), so a load does
 //!   not wait for a worker to boot; warmed up once the page has settled;
-//! - `helper`: a second spare, started after the warm-up; while a big JSON file loads, it
-//!   parses every other range of it and the loading worker the rest
-//!   ([`super::trace::jobs`]), then it is dropped.
+//! - `helpers`: the other parse workers (one per core but one, 2 to 8 in all with the
+//!   loading worker: `shardscope_core::trace::ranges::share::page_workers`; `?workers=N`
+//!   forces N), started after the warm-up; while a big JSON file loads, each parses its
+//!   share of the ranges and the loading worker the rest ([`super::trace::jobs`]), then
+//!   they are dropped.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -30,9 +32,11 @@ pub struct Workers {
     compare: RefCell<Option<WorkerClient>>,
     compare_loading: RefCell<Option<WorkerClient>>,
     spare: RefCell<Option<WorkerClient>>,
-    helper: RefCell<Option<WorkerClient>>,
-    /// The helper parsing ranges for the running load.
-    pub helping: RefCell<Option<WorkerClient>>,
+    helpers: RefCell<Vec<WorkerClient>>,
+    /// The helpers parsing ranges for the running load.
+    pub helping: RefCell<Vec<WorkerClient>>,
+    /// Workers that parse a big file, the loading one included.
+    pub parse_workers: usize,
     /// Incremented by every load / re-attribution; answers of older ones are ignored.
     load_generation: Cell<u64>,
     run_generation: Cell<u64>,
@@ -64,8 +68,9 @@ impl Workers {
             compare: RefCell::new(None),
             compare_loading: RefCell::new(None),
             spare: RefCell::new(None),
-            helper: RefCell::new(None),
-            helping: RefCell::new(None),
+            helpers: RefCell::new(Vec::new()),
+            helping: RefCell::new(Vec::new()),
+            parse_workers: parse_workers(),
             load_generation: Cell::new(0),
             run_generation: Cell::new(0),
             compare_load_generation: Cell::new(0),
@@ -108,21 +113,25 @@ impl Workers {
         );
     }
 
-    /// A started helper for the new load's range parsing (terminating any earlier one).
-    pub fn take_helper(&self) -> WorkerClient {
+    /// Started helpers for the new load's range parsing, `parse_workers - 1` of them
+    /// (terminating any earlier ones).
+    pub fn take_helpers(&self) -> Vec<WorkerClient> {
         self.stop_helping();
-        let helper = self
-            .helper
-            .borrow_mut()
-            .take()
-            .unwrap_or_else(|| start_worker(self.state));
-        *self.helping.borrow_mut() = Some(helper.clone());
-        helper
+        let mut helpers = std::mem::take(&mut *self.helpers.borrow_mut());
+        let wanted = self.parse_workers.saturating_sub(1);
+        while helpers.len() < wanted {
+            helpers.push(start_worker(self.state));
+        }
+        for extra in helpers.drain(wanted..) {
+            extra.terminate();
+        }
+        *self.helping.borrow_mut() = helpers.clone();
+        helpers
     }
 
-    /// Terminate the helper of the running load, if any.
+    /// Terminate the helpers of the running load, if any.
     pub fn stop_helping(&self) {
-        if let Some(helper) = self.helping.borrow_mut().take() {
+        for helper in self.helping.borrow_mut().drain(..) {
             helper.terminate();
         }
     }
@@ -140,8 +149,9 @@ impl Workers {
         if self.spare.borrow().is_none() {
             *self.spare.borrow_mut() = Some(start_worker(self.state));
         }
-        if self.helper.borrow().is_none() {
-            *self.helper.borrow_mut() = Some(start_worker(self.state));
+        let mut helpers = self.helpers.borrow_mut();
+        while helpers.len() < self.parse_workers.saturating_sub(1) {
+            helpers.push(start_worker(self.state));
         }
     }
 
@@ -217,6 +227,19 @@ impl Workers {
             generation.set(generation.get() + 1);
         }
     }
+}
+
+/// How many workers parse a big file here: the core's rule over the browser's core count
+/// and the page's query string.
+fn parse_workers() -> usize {
+    let window = web_sys::window();
+    let cores = window
+        .as_ref()
+        .map(|w| w.navigator().hardware_concurrency());
+    let query = window
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    shardscope_core::trace::ranges::share::page_workers(cores, &query)
 }
 
 /// Start a worker whose crashes are reported in the header badge.

@@ -43,6 +43,19 @@ const view = async (page) => {
   return [BigInt(await canvas.getAttribute('data-view-start-ns')), BigInt(await canvas.getAttribute('data-view-end-ns'))];
 };
 
+/** A trace of 9 browser ranges (16 MiB each), written once for the worker-count tests,
+ * and the CLI's rows for it. */
+let workersTraceMade;
+function workersTrace() {
+  workersTraceMade ||= (async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'shardscope-workers-'));
+    const file = path.join(dir, 'nine-ranges.json');
+    await writeBigTrace(file, 140);
+    return { file, want: rowsWithText(cli(['attribute', file]).toString()) };
+  })();
+  return workersTraceMade;
+}
+
 async function loadExample(page) {
   const before = await runs(page);
   await byTestId(page, 'load-example').click();
@@ -534,11 +547,30 @@ with tarfile.open(tp, 'w:gz') as t:
       // Parsed in ranges by two workers and stitched: every row equals the CLI's.
       assert.ok(Number(await status.getAttribute('data-preparse-ms')) > 0, 'the range parse ran');
       assert.equal(await status.getAttribute('data-parse-path'), 'ranges');
+      // One parse worker per core but one, 2 to 8 (issue 38).
+      const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+      assert.equal(Number(await status.getAttribute('data-parse-workers')), Math.min(Math.max(cores - 1, 2), 8));
       const want = rowsWithText(cli(['attribute', file]).toString());
       assert.ok(want.length > 100, `${want.length} intervals`);
       await assertRowsMatch(page, want);
     },
   },
+  ...[[1, 2, 3, 4], [5, 6, 7, 8]].map((counts) => ({
+    name: `?workers=N forces N parse workers, with the same rows for N = ${counts.join(', ')}`,
+    async run({ page, baseUrl }) {
+      const { file, want } = await workersTrace();
+      for (const n of counts) {
+        await open(page, `${baseUrl}?workers=${n}`);
+        const before = await runs(page);
+        await byTestId(page, 'trace-file-input').setInputFiles(file);
+        await nextResult(page, before, 40000);
+        const status = byTestId(page, 'trace-status');
+        assert.equal(Number(await status.getAttribute('data-parse-workers')), n, `?workers=${n}`);
+        assert.equal(await status.getAttribute('data-parse-path'), 'ranges');
+        await assertRowsMatch(page, want);
+      }
+    },
+  })),
   {
     name: 'dist/ works under a sub-path of a static host',
     async run({ page, subpathUrl }) {

@@ -106,6 +106,7 @@ pub fn load_run(state: AppState, workers: WorkersHandle, slot: RunSlot, files: V
         .collect();
     let plans = plan_files(&sizes, BROWSER_RANGE_BYTES);
     trace.preparse_ms.set(0.0);
+    trace.parse_workers.set(0);
     let job = LoadJob {
         state,
         workers,
@@ -119,8 +120,8 @@ pub fn load_run(state: AppState, workers: WorkersHandle, slot: RunSlot, files: V
     if plans.is_empty() {
         job.send(Vec::new());
     } else {
-        let helper = workers.with_value(|w| w.take_helper());
-        job.preparse(helper, plans);
+        let helpers = workers.with_value(|w| w.take_helpers());
+        job.preparse(helpers, plans);
     }
 }
 
@@ -144,12 +145,15 @@ impl LoadJob {
             .with_value(|w| w.load_generation(self.slot).get() == self.generation)
     }
 
-    /// Parse the planned files' ranges on the loading worker and the helper (every
-    /// other range each, [`assign`]), then load with the parsed ranges attached.
-    fn preparse(self, helper: WorkerClient, plans: Vec<FilePlan>) {
+    /// Parse the planned files' ranges on the loading worker and the helpers (range i
+    /// on worker i mod n, [`assign`]), then load with the parsed ranges attached.
+    fn preparse(self, helpers: Vec<WorkerClient>, plans: Vec<FilePlan>) {
         let trace = self.state.run(self.slot);
         let total_bytes: u64 = self.files.iter().map(|f| blob_size(&f.blob)).sum();
-        let requests = assign(&plans, 2);
+        let mut clients = vec![self.client.clone()];
+        clients.extend(helpers);
+        trace.parse_workers.set(clients.len());
+        let requests = assign(&plans, clients.len());
         let gather = Rc::new(RefCell::new(Gather::<JsValue>::new(plans, requests.len())));
         let requests: Vec<(Assignment, NamedBlob, String)> = requests
             .into_iter()
@@ -159,7 +163,6 @@ impl LoadJob {
                 Some((a, file, plan.default_session_id))
             })
             .collect();
-        let clients = [self.client.clone(), helper];
         let job = Rc::new(RefCell::new(Some(self)));
         for (assignment, file, default_session_id) in requests {
             let Some(worker) = clients.get(assignment.worker) else {

@@ -248,6 +248,7 @@ fn StatusLine() -> impl IntoView {
             data-runs=move || trace.run.runs.get().to_string()
             data-elapsed-ms=move || format!("{:.1}", trace.run.elapsed_ms.get())
             data-preparse-ms=move || format!("{:.1}", trace.run.preparse_ms.get())
+            data-parse-workers=move || trace.run.parse_workers.get().to_string()
         >
             {text}
         </p>

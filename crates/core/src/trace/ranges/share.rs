@@ -15,6 +15,33 @@ use crate::trace::split::MIN_PARALLEL_BYTES;
 /// several milliseconds, so ranges are bigger than natively ([`super::RANGE_BYTES`]).
 pub const BROWSER_RANGE_BYTES: u64 = 16 << 20;
 
+/// The most workers a page load parses with.
+pub const MAX_PAGE_WORKERS: usize = 8;
+
+/// How many workers parse a big dropped file: the `workers=N` flag of the page's query
+/// string (1..=[`MAX_PAGE_WORKERS`]) where there is one, else one per core but one (the
+/// page's own thread), at least 2 and at most [`MAX_PAGE_WORKERS`]
+/// (`navigator.hardwareConcurrency`; unknown: 2). Every count gives the same result.
+pub fn page_workers(hardware_concurrency: Option<f64>, query: &str) -> usize {
+    if let Some(forced) = workers_flag(query) {
+        return forced;
+    }
+    let cores = hardware_concurrency
+        .filter(|c| c.is_finite() && *c >= 1.0)
+        .map_or(3, |c| c.min(64.0) as usize);
+    (cores - 1).clamp(2, MAX_PAGE_WORKERS)
+}
+
+/// `workers=N` in a query string (`?a=b&workers=4`), when N is 1..=[`MAX_PAGE_WORKERS`].
+fn workers_flag(query: &str) -> Option<usize> {
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .filter_map(|pair| pair.strip_prefix("workers="))
+        .filter_map(|n| n.parse::<usize>().ok())
+        .rfind(|n| (1..=MAX_PAGE_WORKERS).contains(n))
+}
+
 /// One file of a load, as the planner sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LoadedFile<'a> {
@@ -208,6 +235,29 @@ mod tests {
                 bytes: MIN_PARALLEL_BYTES,
             },
         ]
+    }
+
+    #[test]
+    fn page_workers_follow_the_cores_within_bounds_or_the_flag() {
+        use super::page_workers;
+        assert_eq!(page_workers(Some(2.0), ""), 2);
+        assert_eq!(page_workers(Some(4.0), ""), 3);
+        assert_eq!(page_workers(Some(8.0), ""), 7);
+        assert_eq!(page_workers(Some(16.0), ""), 8);
+        assert_eq!(page_workers(Some(1.0), ""), 2);
+        assert_eq!(page_workers(None, ""), 2);
+        assert_eq!(page_workers(Some(f64::NAN), ""), 2);
+        assert_eq!(page_workers(Some(16.0), "?workers=1"), 1);
+        assert_eq!(page_workers(Some(2.0), "?theme=dark&workers=5"), 5);
+        for bad in [
+            "?workers=0",
+            "?workers=9",
+            "?workers=x",
+            "?workers=",
+            "?xworkers=3",
+        ] {
+            assert_eq!(page_workers(Some(4.0), bad), 3, "{bad}");
+        }
     }
 
     #[test]
