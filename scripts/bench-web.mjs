@@ -138,6 +138,7 @@ async function loadTrace(page, file) {
     wall,
     events: Number(await traceStatus(page, 'data-events')),
     preparse: Number(await traceStatus(page, 'data-preparse-ms')),
+    workers: Number(await traceStatus(page, 'data-parse-workers')),
     parse: Number(await traceStatus(page, 'data-parse-ms')),
     read: Number(await traceStatus(page, 'data-read-ms')),
     attribute: Number(await traceStatus(page, 'data-attribute-ms')),
@@ -440,10 +441,10 @@ if (process.env.COMPARE) {
 const ex = compareOnly ? null : await explore();
 const ov = compareOnly ? null : await overlays();
 
-console.log('\n| trace | events | wall to results | two workers: read + parse ranges | loading worker: reads | parse/stitch | attribution | index | MB/s (wall) | wasm memory |');
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('\n| trace | events | wall to results | parse workers | workers: read + parse ranges | loading worker: reads | parse/stitch | attribution | index | MB/s (wall) | wasm memory |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const l of loads) {
-  console.log(`| ${path.basename(l.file)} (${mb(l.bytes)} MB) | ${l.events.toLocaleString('en')} | ${ms(l.wall)} | ${ms(l.preparse)} | ${ms(l.read)} | ${ms(l.parse)} | ${ms(l.attribute)} | ${ms(l.index)} | ${(l.bytes / 1e3 / l.wall).toFixed(0)} | ${mb(l.wasm)} MB |`);
+  console.log(`| ${path.basename(l.file)} (${mb(l.bytes)} MB) | ${l.events.toLocaleString('en')} | ${ms(l.wall)} | ${l.workers} | ${ms(l.preparse)} | ${ms(l.read)} | ${ms(l.parse)} | ${ms(l.attribute)} | ${ms(l.index)} | ${(l.bytes / 1e3 / l.wall).toFixed(0)} | ${mb(l.wasm)} MB |`);
 }
 if (frames) {
   console.log(`\ntimeline of ${path.basename(traces.at(-1))}: ${frames.frames.length} frames, one zoom or pan key per frame:`);
