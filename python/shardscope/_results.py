@@ -79,9 +79,7 @@ class Results(list):
 
     def to_json(self) -> str:
         """The results exactly as ``shardscope attribute --format json`` prints them."""
-        if self._run is not None and len(self._run) == len(self):
-            return self._run.json()
-        return json.dumps(self.to_dicts(), indent=2) + "\n"
+        return self._checked_run().json()
 
     def to_csv(self) -> str:
         """The results exactly as ``shardscope attribute --format csv`` prints them."""

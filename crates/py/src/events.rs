@@ -82,7 +82,8 @@ impl EventList {
     }
 }
 
-fn rank_count(events: Events<'_>) -> usize {
+/// Distinct ranks among `events`.
+pub fn rank_count(events: Events<'_>) -> usize {
     let mut ranks: Vec<i64> = events.iter().map(|(_, s)| s.rank).collect();
     ranks.sort_unstable();
     ranks.dedup();

@@ -12,7 +12,7 @@ mod events;
 use std::ffi::OsString;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 
 use shardscope_core::analysis::{analyze_on, export, Analysis, AnalyzeSettings};
 use shardscope_core::attribution::{AttributionConfig, AttributionResult, Preset};
@@ -129,12 +129,9 @@ fn attribute(
     } = analysis;
     let attribution = attribution.map_err(|e| analyze_error(&e, Located::Described))?;
     let events = dataset.session_events(attribution.session);
-    let mut ranks: Vec<i64> = events.iter().map(|(_, s)| s.rank).collect();
-    ranks.sort_unstable();
-    ranks.dedup();
     Ok(Run {
         events: events.len(),
-        ranks: ranks.len(),
+        ranks: events::rank_count(events),
         session_id: attribution
             .session
             .and_then(|i| dataset.sessions.get(i))
@@ -208,12 +205,6 @@ fn run_cli(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
         .map_err(|e| cli_error(&e))
 }
 
-/// The override fields stormlog accepts, in its validation order.
-#[pyfunction]
-fn override_fields<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-    PyList::new(py, shardscope_core::attribution::OVERRIDE_FIELDS)
-}
-
 #[pymodule]
 fn _shardscope(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", shardscope_core::VERSION)?;
@@ -226,6 +217,5 @@ fn _shardscope(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
     m.add_function(wrap_pyfunction!(attribute_events, m)?)?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
-    m.add_function(wrap_pyfunction!(override_fields, m)?)?;
     Ok(())
 }

@@ -166,7 +166,6 @@ pub fn load_traces_on(
 ) -> Loaded {
     let options = LoadOptions {
         session_id: settings.session_id.clone().filter(|s| !s.trim().is_empty()),
-        parallel: threads != 1,
         threads,
         ..LoadOptions::default()
     };
