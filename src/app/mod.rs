@@ -20,6 +20,7 @@ pub mod tasks;
 pub mod theme;
 pub mod trace;
 pub mod worker_client;
+pub mod worker_module;
 pub mod workers;
 
 use leptos::ev::KeyboardEvent;
@@ -37,6 +38,8 @@ use workers::{Workers, WorkersHandle};
 /// (which, on a cold page, compiles as it goes: see `tasks`).
 pub fn start() {
     console_error_panic_hook::set_once();
+    // The workers' module downloads and compiles (off this thread) while the page mounts.
+    let _ = worker_module::prepare();
     tasks::next_task(|| {
         leptos::mount::mount_to_body(App);
         // In a task of its own, once the page is up.

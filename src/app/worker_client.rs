@@ -7,7 +7,7 @@ use std::rc::{Rc, Weak};
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{ErrorEvent, Event, MessageEvent, Worker};
+use web_sys::{ErrorEvent, Event, MessageEvent, Worker, WorkerOptions};
 
 use crate::protocol::{
     from_js, to_js, RequestBody, ResponseBody, WorkerRequest, WorkerResponse, BUILD_ID, READY_ID,
@@ -56,6 +56,20 @@ impl WorkerClient {
     /// Start the worker at `url`. `on_event` hears about the handshake and about failures
     /// (also a failure to start, reported asynchronously).
     pub fn start(url: &str, on_event: impl Fn(WorkerEvent) + 'static) -> WorkerClient {
+        Self::start_with(url, None, on_event)
+    }
+
+    /// Start a page worker at [`WORKER_URL`] that runs the module the page compiled once
+    /// ([`super::worker_module::prepare`]), posted to it as soon as it is ready.
+    pub fn start_shared(on_event: impl Fn(WorkerEvent) + 'static) -> WorkerClient {
+        Self::start_with(WORKER_URL, Some(super::worker_module::prepare()), on_event)
+    }
+
+    fn start_with(
+        url: &str,
+        shared: Option<js_sys::Promise>,
+        on_event: impl Fn(WorkerEvent) + 'static,
+    ) -> WorkerClient {
         let inner = Rc::new(RefCell::new(Inner {
             worker: None,
             ready: false,
@@ -69,8 +83,22 @@ impl WorkerClient {
             _on_message_error: None,
         }));
         let client = WorkerClient { inner };
-        match Worker::new(url) {
-            Ok(worker) => client.attach(worker),
+        let started = match &shared {
+            // The loader waits for the module when it has this name (public/worker_loader.js).
+            Some(_) => {
+                let options = WorkerOptions::new();
+                options.set_name(SHARED_NAME);
+                Worker::new_with_options(url, &options)
+            }
+            None => Worker::new(url),
+        };
+        match started {
+            Ok(worker) => {
+                if let Some(prepared) = shared {
+                    hand_module(&worker, &prepared);
+                }
+                client.attach(worker)
+            }
             Err(err) => client.fail(format!(
                 "The background worker could not be started: {}",
                 crate::js_error::js_error_text(&err)
@@ -296,6 +324,25 @@ impl WorkerClient {
         let on_event = Rc::clone(&self.inner.borrow().on_event);
         on_event(event);
     }
+}
+
+/// The name of a worker that waits for the page's module (`public/worker_loader.js`).
+const SHARED_NAME: &str = "shardscope-shared";
+
+/// Post the prepared module to `worker` once it is compiled (a terminated worker drops it).
+fn hand_module(worker: &Worker, prepared: &js_sys::Promise) {
+    let worker = worker.clone();
+    let prepared = wasm_bindgen_futures::JsFuture::from(prepared.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        // `prepare` never rejects; `{}` (load yourself) covers the impossible case too.
+        let message = prepared
+            .await
+            .unwrap_or_else(|_| js_sys::Object::new().into());
+        if let Err(err) = worker.post_message(&message) {
+            web_sys::console::warn_1(&err);
+            let _ = worker.post_message(&js_sys::Object::new());
+        }
+    });
 }
 
 fn upgrade(weak: &Weak<RefCell<Inner>>) -> Option<WorkerClient> {

@@ -20,7 +20,7 @@ use shardscope_core::view::lod::WindowQuery;
 
 use super::now_ms;
 use super::state::{AppState, RunSlot, WorkerStatus};
-use super::worker_client::{WorkerClient, WorkerEvent, WORKER_URL};
+use super::worker_client::{WorkerClient, WorkerEvent};
 use crate::protocol::{RequestBody, ResponseBody};
 
 /// The workers and the bookkeeping of the requests in flight.
@@ -245,7 +245,7 @@ fn parse_workers() -> usize {
 /// Start a worker whose crashes are reported in the header badge.
 fn start_worker(state: AppState) -> WorkerClient {
     let worker = state.worker;
-    WorkerClient::start(WORKER_URL, move |event| match event {
+    WorkerClient::start_shared(move |event| match event {
         WorkerEvent::Ready => {}
         WorkerEvent::Stale { worker_build } => worker.set(WorkerStatus::Stale { worker_build }),
         WorkerEvent::Failed { message } => worker.set(WorkerStatus::Failed { message }),

@@ -32,6 +32,49 @@ pub fn page_workers(hardware_concurrency: Option<f64>, query: &str) -> usize {
     (cores - 1).clamp(2, MAX_PAGE_WORKERS)
 }
 
+/// Which build of the worker's WebAssembly the page runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkerBuild {
+    /// Built with `simd128` (the structure scan, the UTF-8 check and the layout compare in
+    /// 128-bit lanes): every current browser runs it.
+    Simd,
+    /// The same code without SIMD instructions, for a browser that cannot validate them.
+    Scalar,
+}
+
+impl WorkerBuild {
+    /// The build's files in the page's folder: `(JavaScript glue, WebAssembly)`.
+    pub fn files(self) -> (&'static str, &'static str) {
+        match self {
+            WorkerBuild::Simd => ("./worker_simd.js", "./worker_simd_bg.wasm"),
+            WorkerBuild::Scalar => ("./worker.js", "./worker_bg.wasm"),
+        }
+    }
+
+    /// The name `make bench-web` and the trace status show.
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkerBuild::Simd => "simd128",
+            WorkerBuild::Scalar => "scalar",
+        }
+    }
+}
+
+/// The worker build for a browser that can (`simd_supported`) or cannot validate SIMD
+/// instructions: SIMD where it can, unless the query string says `simd=0` (to measure
+/// the scalar build beside it).
+pub fn worker_build(simd_supported: bool, query: &str) -> WorkerBuild {
+    let scalar_forced = query
+        .trim_start_matches('?')
+        .split('&')
+        .any(|pair| pair == "simd=0");
+    if simd_supported && !scalar_forced {
+        WorkerBuild::Simd
+    } else {
+        WorkerBuild::Scalar
+    }
+}
+
 /// `workers=N` in a query string (`?a=b&workers=4`), when N is 1..=[`MAX_PAGE_WORKERS`].
 fn workers_flag(query: &str) -> Option<usize> {
     query
@@ -235,6 +278,21 @@ mod tests {
                 bytes: MIN_PARALLEL_BYTES,
             },
         ]
+    }
+
+    #[test]
+    fn the_simd_build_runs_where_it_validates_unless_the_flag_says_scalar() {
+        use WorkerBuild::{Scalar, Simd};
+        assert_eq!(worker_build(true, ""), Simd);
+        assert_eq!(worker_build(true, "?workers=2"), Simd);
+        assert_eq!(worker_build(true, "?simd=1"), Simd);
+        assert_eq!(worker_build(true, "?workers=2&simd=0"), Scalar);
+        assert_eq!(worker_build(true, "?simd=00"), Simd);
+        assert_eq!(worker_build(false, ""), Scalar);
+        assert_eq!(worker_build(false, "?simd=1"), Scalar);
+        assert_eq!(Simd.files(), ("./worker_simd.js", "./worker_simd_bg.wasm"));
+        assert_eq!(Scalar.files(), ("./worker.js", "./worker_bg.wasm"));
+        assert_ne!(Simd.name(), Scalar.name());
     }
 
     #[test]

@@ -1,0 +1,143 @@
+//! The workers' WebAssembly, fetched and compiled once for the whole page.
+//!
+//! [`prepare`] starts with the page: it picks the worker build (SIMD where the browser
+//! validates it: [`shardscope_core::trace::ranges::share::worker_build`]), fetches its
+//! JavaScript glue once (kept as a `blob:` address) and compiles its module once with
+//! streaming compilation, while it downloads. Every worker the page starts
+//! ([`super::worker_client::WorkerClient::start_shared`]) is handed that module and that
+//! address as its first message (`public/worker_loader.js`), so a worker neither fetches
+//! nor compiles anything; posting a `WebAssembly.Module` shares its compiled code.
+//!
+//! Where that fails (the SIMD build missing from a debug build, a host serving `.wasm`
+//! with the wrong type is still compiled, from its bytes), the scalar build is tried; if
+//! that fails too each worker is told to load itself, and reports its own error.
+
+use std::cell::RefCell;
+
+use js_sys::{Object, Promise, Reflect, Uint8Array, WebAssembly};
+use shardscope_core::trace::ranges::share::{worker_build, WorkerBuild};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use web_sys::{Response, Url};
+
+use crate::js_error::js_error_text;
+
+/// The smallest module using a SIMD instruction (`i8x16.splat` of `i32.const 0`,
+/// `i8x16.popcnt`): it validates only where the browser runs wasm SIMD.
+const SIMD_PROBE: [u8; 31] = [
+    0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253,
+    15, 253, 98, 11,
+];
+
+thread_local! {
+    /// The preparation under way or done: resolves to the message for a new worker.
+    static PREPARED: RefCell<Option<Promise>> = const { RefCell::new(None) };
+    /// The build the page chose, once [`prepare`] has run.
+    static CHOSEN: RefCell<Option<WorkerBuild>> = const { RefCell::new(None) };
+}
+
+/// Whether this browser validates WebAssembly SIMD.
+pub fn simd_supported() -> bool {
+    WebAssembly::validate(&Uint8Array::from(&SIMD_PROBE[..])).unwrap_or(false)
+}
+
+/// The build the page's workers run (chosen on first use).
+pub fn chosen_build() -> WorkerBuild {
+    CHOSEN.with(|chosen| {
+        *chosen.borrow_mut().get_or_insert_with(|| {
+            let query = web_sys::window()
+                .and_then(|w| w.location().search().ok())
+                .unwrap_or_default();
+            worker_build(simd_supported(), &query)
+        })
+    })
+}
+
+/// Start fetching and compiling the workers' module (once; later calls return the same
+/// promise). It resolves to the first message for each new worker: `{module, glue}`, or
+/// `{}` when neither build could be prepared (each worker then loads itself).
+pub fn prepare() -> Promise {
+    PREPARED.with(|prepared| {
+        prepared
+            .borrow_mut()
+            .get_or_insert_with(|| {
+                future_to_promise(async {
+                    let first = chosen_build();
+                    let mut result = prepare_build(first).await;
+                    if result.is_err() && first != WorkerBuild::Scalar {
+                        result = prepare_build(WorkerBuild::Scalar).await;
+                        if result.is_ok() {
+                            CHOSEN.with(|c| *c.borrow_mut() = Some(WorkerBuild::Scalar));
+                        }
+                    }
+                    Ok(result.unwrap_or_else(|message| {
+                        web_sys::console::warn_1(&JsValue::from_str(&format!(
+                            "Shardscope: the workers load their own code ({message})"
+                        )));
+                        Object::new().into()
+                    }))
+                })
+            })
+            .clone()
+    })
+}
+
+/// Fetch `build`'s glue and module at once, compile the module as it arrives.
+async fn prepare_build(build: WorkerBuild) -> Result<JsValue, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let (glue_url, wasm_url) = build.files();
+    let glue = window.fetch_with_str(glue_url);
+    let wasm = window.fetch_with_str(wasm_url);
+    let module = compile(wasm, wasm_url).await?;
+    let glue = ok_response(JsFuture::from(glue).await, glue_url)?;
+    let blob = JsFuture::from(glue.blob().map_err(|e| js_error_text(&e))?)
+        .await
+        .map_err(|e| js_error_text(&e))?;
+    let glue =
+        Url::create_object_url_with_blob(&blob.unchecked_into()).map_err(|e| js_error_text(&e))?;
+    let message = Object::new();
+    for (key, value) in [
+        ("module", module),
+        ("glue", JsValue::from_str(&glue)),
+        ("build", JsValue::from_str(build.name())),
+    ] {
+        Reflect::set(&message, &JsValue::from_str(key), &value).map_err(|e| js_error_text(&e))?;
+    }
+    Ok(message.into())
+}
+
+/// The compiled module of the response `fetched`: streamed where it is served as
+/// `application/wasm` (compiled while it downloads), else compiled from its bytes.
+async fn compile(fetched: Promise, url: &str) -> Result<JsValue, String> {
+    let response = ok_response(JsFuture::from(fetched).await, url)?;
+    let wasm_type = response
+        .headers()
+        .get("content-type")
+        .ok()
+        .flatten()
+        .is_some_and(|t| t.starts_with("application/wasm"));
+    let compiled = if wasm_type {
+        WebAssembly::compile_streaming(&Promise::resolve(&JsValue::from(response)))
+    } else {
+        let bytes = JsFuture::from(response.array_buffer().map_err(|e| js_error_text(&e))?)
+            .await
+            .map_err(|e| js_error_text(&e))?;
+        WebAssembly::compile(&bytes)
+    };
+    JsFuture::from(compiled)
+        .await
+        .map_err(|e| format!("{url}: {}", js_error_text(&e)))
+}
+
+fn ok_response(fetched: Result<JsValue, JsValue>, url: &str) -> Result<Response, String> {
+    let response: Response = fetched
+        .map_err(|e| format!("{url}: {}", js_error_text(&e)))?
+        .dyn_into()
+        .map_err(|_| format!("{url}: not a response"))?;
+    if response.ok() {
+        Ok(response)
+    } else {
+        Err(format!("{url}: HTTP {}", response.status()))
+    }
+}
