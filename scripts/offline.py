@@ -4,9 +4,10 @@ the page work offline after one visit, written into dist/ as `sw.js`.
 
 - It precaches every file of this build (the page, its start-up script, the page's and
   the worker's JavaScript and WebAssembly, the CSS, the icons, the manifest, the bundled
-  example), each fetched with its SHA-384 integrity hash: the same hash Trunk and csp.py
-  write into index.html for the files they link (checked here: the build fails if they
-  differ), so a file changed in transit is never cached.
+  example) but the worker build this browser does not run (SIMD or scalar: fetched from
+  the network if ever asked for), each fetched with its SHA-384 integrity hash: the same
+  hash Trunk and csp.py write into index.html for the files they link (checked here: the
+  build fails if they differ), so a file changed in transit is never cached.
 - The cache is named after this build's version (a hash of every file's name and
   hash), so two builds never share a cache and a page is only ever served files of
   one build. A new deploy is installed in the background and takes over on the next
@@ -28,6 +29,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from csp import built_page, sri  # noqa: E402  (the same hash as index.html's)
 
 SW = "sw.js"
+# The smallest module with a SIMD instruction: the page's probe (src/app/worker_module.rs).
+SIMD_PROBE = [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8,
+              0, 65, 0, 253, 15, 253, 98, 11]
+# The two builds of the worker (scripts/simd_worker.py), each precached only where it runs.
+SCALAR_FILES = ["worker.js", "worker_bg.wasm"]
+SIMD_FILES = ["worker_simd.js", "worker_simd_bg.wasm"]
 # Never precached: the service worker itself (the browser fetches it fresh).
 SKIP = {SW}
 
@@ -53,11 +60,17 @@ const META = "shardscope-meta";
 const PRECACHE = __PRECACHE__;
 const SCOPE = new URL("./", self.location).href;
 const PRECACHED = new Set(PRECACHE.map(([path]) => new URL(path, SCOPE).href));
+// The worker build this browser does not run is not downloaded ahead (the page picks the
+// SIMD one where this probe validates: src/app/worker_module.rs); asked for, it comes
+// from the network.
+const SIMD = WebAssembly.validate(new Uint8Array(__SIMD_PROBE__));
+const UNUSED_BUILD = new Set(SIMD ? __SCALAR_FILES__ : __SIMD_FILES__);
 
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
     for (const [path, integrity] of PRECACHE) {
+      if (UNUSED_BUILD.has(path)) continue;
       const url = new URL(path, SCOPE).href;
       // A wrong hash rejects the fetch, and with it the install: nothing is half cached.
       const response = await fetch(url, { integrity, cache: "no-cache" });
@@ -123,8 +136,12 @@ def main() -> int:
             return 1
     precache = [[rel, hashes[rel]] for rel in files]
     version = hashlib.sha256(json.dumps(precache).encode()).hexdigest()[:16]
-    code = TEMPLATE.replace("__VERSION__", version).replace(
-        "__PRECACHE__", json.dumps(precache, indent=2)
+    code = (
+        TEMPLATE.replace("__VERSION__", version)
+        .replace("__PRECACHE__", json.dumps(precache, indent=2))
+        .replace("__SIMD_PROBE__", json.dumps(SIMD_PROBE))
+        .replace("__SCALAR_FILES__", json.dumps(SCALAR_FILES))
+        .replace("__SIMD_FILES__", json.dumps(SIMD_FILES))
     )
     with open(os.path.join(root, SW), "w", encoding="utf-8") as f:
         f.write(code)

@@ -210,9 +210,10 @@ fn WorkerBadge() -> impl IntoView {
             aria-live="polite"
             data-state=move || status.get().state_name()
             title=move || match status.get() {
-                WorkerStatus::Ready { ping_ms, .. } => {
-                    format!("The background worker answered its first ping after {ping_ms:.0} ms")
-                }
+                WorkerStatus::Ready { ping_ms, .. } => format!(
+                    "The background worker ({} build) answered its first ping after {ping_ms:.0} ms",
+                    worker_module::chosen_build().name(),
+                ),
                 WorkerStatus::Stale { worker_build } => format!(
                     "This page is build {}; its cached worker is build {}",
                     crate::protocol::BUILD_ID,
@@ -221,6 +222,11 @@ fn WorkerBadge() -> impl IntoView {
                 _ => String::new(),
             }
             data-build=crate::protocol::BUILD_ID
+            // The workers' WebAssembly build, once they run it: "simd128" or "scalar".
+            data-wasm=move || match status.get() {
+                WorkerStatus::Ready { .. } => worker_module::chosen_build().name(),
+                _ => "",
+            }
             data-core-version=move || match status.get() {
                 WorkerStatus::Ready { core_version, .. } => core_version,
                 _ => String::new(),

@@ -100,6 +100,7 @@ async fn prepare_build(build: WorkerBuild) -> Result<JsValue, String> {
     for (key, value) in [
         ("module", module),
         ("glue", JsValue::from_str(&glue)),
+        ("source", JsValue::from_str(glue_url)),
         ("build", JsValue::from_str(build.name())),
     ] {
         Reflect::set(&message, &JsValue::from_str(key), &value).map_err(|e| js_error_text(&e))?;

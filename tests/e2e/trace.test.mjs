@@ -572,6 +572,35 @@ with tarfile.open(tp, 'w:gz') as t:
     },
   })),
   {
+    name: 'the workers run the SIMD build, compiled once and fetched once; ?simd=0 the scalar one, with the same rows',
+    async run({ page, baseUrl }) {
+      const { file, want } = await workersTrace();
+      for (const [query, build, files] of [
+        ['?workers=3', 'simd128', ['worker_simd.js', 'worker_simd_bg.wasm']],
+        ['?workers=3&simd=0', 'scalar', ['worker.js', 'worker_bg.wasm']],
+      ]) {
+        const fetched = [];
+        const listen = (request) => fetched.push(new URL(request.url()).pathname.split('/').pop());
+        page.on('request', listen);
+        await open(page, `${baseUrl}${query}`);
+        assert.equal(await byTestId(page, 'worker-status').getAttribute('data-wasm'), build, query);
+        const before = await runs(page);
+        await byTestId(page, 'trace-file-input').setInputFiles(file);
+        await nextResult(page, before, 40000);
+        assert.equal(Number(await byTestId(page, 'trace-status').getAttribute('data-parse-workers')), 3);
+        await assertRowsMatch(page, want);
+        page.off('request', listen);
+        // Three parse workers (the loading one and two helpers) and the explorer's worker
+        // share one download of the build's glue and module.
+        for (const name of files) {
+          assert.equal(fetched.filter((f) => f === name).length, 1, `${name} fetched once (${query}): ${fetched.join(', ')}`);
+        }
+        const other = build === 'simd128' ? ['worker.js', 'worker_bg.wasm'] : ['worker_simd.js', 'worker_simd_bg.wasm'];
+        for (const name of other) assert.ok(!fetched.includes(name), `${name} not fetched (${query})`);
+      }
+    },
+  },
+  {
     name: 'dist/ works under a sub-path of a static host',
     async run({ page, subpathUrl }) {
       assert.ok(subpathUrl, 'scripts/e2e.sh serves dist/ under a sub-path');
