@@ -197,7 +197,7 @@ bench: rust-tools py-venv
 
 # The browser's figures (scripts/bench-web.mjs) on the traces `make bench` generates.
 bench-web: build
-	cargo build --release --quiet -p shardscope-bench
+	cargo build --release --quiet -p shardscope-bench -p shardscope-cli
 	@mkdir -p bench-data
 	@[ -s bench-data/trace-16x12500.json ] || target/release/shardscope-bench gen-trace bench-data/trace-16x12500.json --ranks 16 --samples 12500
 	@[ -s bench-data/trace-32x31500.json ] || target/release/shardscope-bench gen-trace bench-data/trace-32x31500.json --ranks 32 --samples 31500

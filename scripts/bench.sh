@@ -68,6 +68,12 @@ make --no-print-directory wheel >/dev/null
 .tools/py-venv/bin/python scripts/bench_python.py "$small" "$jobs" target/release/shardscope | tee "$data/python.md"
 
 echo
+echo "==> each stage apart, natively (the file read into memory first; median of 5)"
+echo "| trace | cores | read | parse, convert, stitch, sort | attribute | timeline index | JSON output | sum |"
+echo "|---|---|---|---|---|---|---|---|"
+for trace in "$small" "$big"; do "$bench" stages "$trace" --runs 5; done | tee "$data/stages.md"
+
+echo
 echo "==> where the native time goes (one process, the 120 MB trace)"
 "$bench" trace "$small" --runs 5 --sequential
 

@@ -22,7 +22,7 @@ import sys
 POLICY = (
     "default-src 'self'; "
     "script-src 'self' 'wasm-unsafe-eval'; "
-    "worker-src 'self'; "
+    "worker-src 'self' blob:; "
     "connect-src 'self'; "
     "object-src 'none'; "
     "base-uri 'none'"

@@ -41,6 +41,10 @@ struct Inner {
     next_id: u32,
     handlers: HashMap<u32, ResponseHandler>,
     on_event: Rc<dyn Fn(WorkerEvent)>,
+    /// What a shared worker is posted first: the compiled module (`worker_module::prepare`).
+    first_message: Option<JsValue>,
+    /// Started from the page's `blob:` script (retried from [`WORKER_URL`] if refused).
+    from_blob: bool,
     _on_message: Option<Closure<dyn FnMut(MessageEvent)>>,
     _on_error: Option<Closure<dyn FnMut(Event)>>,
     _on_message_error: Option<Closure<dyn FnMut(MessageEvent)>>,
@@ -56,34 +60,63 @@ impl WorkerClient {
     /// Start the worker at `url`. `on_event` hears about the handshake and about failures
     /// (also a failure to start, reported asynchronously).
     pub fn start(url: &str, on_event: impl Fn(WorkerEvent) + 'static) -> WorkerClient {
-        Self::start_with(url, None, on_event)
+        let client = Self::new_client(on_event);
+        client.spawn(url, false);
+        client
     }
 
-    /// Start a page worker at [`WORKER_URL`] that runs the module the page compiled once
-    /// ([`super::worker_module::prepare`]), posted to it as soon as it is ready.
+    /// Start a page worker that runs the module the page compiled once
+    /// ([`super::worker_module::prepare`]): from the page's `blob:` script (the glue and the
+    /// loader, fetched once for every worker) as soon as the module is ready, else (a
+    /// policy refusing `blob:` workers) from [`WORKER_URL`]; the module is its first message.
     pub fn start_shared(on_event: impl Fn(WorkerEvent) + 'static) -> WorkerClient {
-        Self::start_with(WORKER_URL, Some(super::worker_module::prepare()), on_event)
+        let client = Self::new_client(on_event);
+        let starting = client.clone();
+        let prepared = wasm_bindgen_futures::JsFuture::from(super::worker_module::prepare());
+        wasm_bindgen_futures::spawn_local(async move {
+            // `prepare` never rejects; `{}` (load yourself) covers the impossible case too.
+            let message = prepared
+                .await
+                .unwrap_or_else(|_| js_sys::Object::new().into());
+            if starting.inner.borrow().failed.is_some() {
+                return; // stopped before it started
+            }
+            let script = js_sys::Reflect::get(&message, &JsValue::from_str("worker"))
+                .ok()
+                .and_then(|url| url.as_string());
+            starting.inner.borrow_mut().first_message = Some(message);
+            match script {
+                Some(url) => starting.spawn(&url, true),
+                None => starting.spawn(WORKER_URL, false),
+            }
+        });
+        client
     }
 
-    fn start_with(
-        url: &str,
-        shared: Option<js_sys::Promise>,
-        on_event: impl Fn(WorkerEvent) + 'static,
-    ) -> WorkerClient {
-        let inner = Rc::new(RefCell::new(Inner {
-            worker: None,
-            ready: false,
-            failed: None,
-            queue: Vec::new(),
-            next_id: 1,
-            handlers: HashMap::new(),
-            on_event: Rc::new(on_event),
-            _on_message: None,
-            _on_error: None,
-            _on_message_error: None,
-        }));
-        let client = WorkerClient { inner };
-        let started = match &shared {
+    fn new_client(on_event: impl Fn(WorkerEvent) + 'static) -> WorkerClient {
+        WorkerClient {
+            inner: Rc::new(RefCell::new(Inner {
+                worker: None,
+                ready: false,
+                failed: None,
+                queue: Vec::new(),
+                next_id: 1,
+                handlers: HashMap::new(),
+                on_event: Rc::new(on_event),
+                first_message: None,
+                from_blob: false,
+                _on_message: None,
+                _on_error: None,
+                _on_message_error: None,
+            })),
+        }
+    }
+
+    /// Start the worker's thread from `url` (a `blob:` script when `from_blob`), handing it
+    /// the first message the page prepared, if any.
+    fn spawn(&self, url: &str, from_blob: bool) {
+        let first = self.inner.borrow().first_message.clone();
+        let started = match &first {
             // The loader waits for the module when it has this name (public/worker_loader.js).
             Some(_) => {
                 let options = WorkerOptions::new();
@@ -92,19 +125,45 @@ impl WorkerClient {
             }
             None => Worker::new(url),
         };
-        match started {
-            Ok(worker) => {
-                if let Some(prepared) = shared {
-                    hand_module(&worker, &prepared);
+        match (started, first) {
+            (Ok(worker), first) => {
+                if let Some(message) = first {
+                    if let Err(err) = worker.post_message(&message) {
+                        web_sys::console::warn_1(&err);
+                        let _ = worker.post_message(&js_sys::Object::new());
+                    }
                 }
-                client.attach(worker)
+                self.inner.borrow_mut().from_blob = from_blob;
+                self.attach(worker);
             }
-            Err(err) => client.fail(format!(
+            // Refused at once (a policy without `blob:` workers): the loader's own file.
+            (Err(_), Some(_)) if from_blob => self.spawn(WORKER_URL, false),
+            (Err(err), _) => self.fail(format!(
                 "The background worker could not be started: {}",
                 crate::js_error::js_error_text(&err)
             )),
         }
-        client
+    }
+
+    /// A `blob:` worker that failed before its handshake is started again from
+    /// [`WORKER_URL`] (a policy refusing `blob:` workers reports it this way); true if so.
+    fn retry_from_file(&self) -> bool {
+        let old = {
+            let mut inner = self.inner.borrow_mut();
+            if !inner.from_blob || inner.ready || inner.failed.is_some() {
+                return false;
+            }
+            inner.from_blob = false;
+            inner.worker.take()
+        };
+        if let Some(worker) = old {
+            worker.set_onmessage(None);
+            worker.set_onerror(None);
+            worker.set_onmessageerror(None);
+            worker.terminate();
+        }
+        self.spawn(WORKER_URL, false);
+        true
     }
 
     fn attach(&self, worker: Worker) {
@@ -120,6 +179,9 @@ impl WorkerClient {
         let on_error = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
             event.prevent_default();
             if let Some(client) = upgrade(&weak) {
+                if client.retry_from_file() {
+                    return;
+                }
                 let detail = event
                     .dyn_ref::<ErrorEvent>()
                     .map(ErrorEvent::message)
@@ -328,22 +390,6 @@ impl WorkerClient {
 
 /// The name of a worker that waits for the page's module (`public/worker_loader.js`).
 const SHARED_NAME: &str = "shardscope-shared";
-
-/// Post the prepared module to `worker` once it is compiled (a terminated worker drops it).
-fn hand_module(worker: &Worker, prepared: &js_sys::Promise) {
-    let worker = worker.clone();
-    let prepared = wasm_bindgen_futures::JsFuture::from(prepared.clone());
-    wasm_bindgen_futures::spawn_local(async move {
-        // `prepare` never rejects; `{}` (load yourself) covers the impossible case too.
-        let message = prepared
-            .await
-            .unwrap_or_else(|_| js_sys::Object::new().into());
-        if let Err(err) = worker.post_message(&message) {
-            web_sys::console::warn_1(&err);
-            let _ = worker.post_message(&js_sys::Object::new());
-        }
-    });
-}
 
 fn upgrade(weak: &Weak<RefCell<Inner>>) -> Option<WorkerClient> {
     weak.upgrade().map(|inner| WorkerClient { inner })

@@ -2,11 +2,13 @@
 //!
 //! [`prepare`] starts with the page: it picks the worker build (SIMD where the browser
 //! validates it: [`shardscope_core::trace::ranges::share::worker_build`]), fetches its
-//! JavaScript glue once (kept as a `blob:` address) and compiles its module once with
-//! streaming compilation, while it downloads. Every worker the page starts
-//! ([`super::worker_client::WorkerClient::start_shared`]) is handed that module and that
-//! address as its first message (`public/worker_loader.js`), so a worker neither fetches
-//! nor compiles anything; posting a `WebAssembly.Module` shares its compiled code.
+//! JavaScript glue and the loader (`public/worker_loader.js`) once, joined into one `blob:`
+//! script, and compiles its module once with streaming compilation, while it downloads.
+//! Every worker the page starts ([`super::worker_client::WorkerClient::start_shared`])
+//! runs that script and is handed that module as its first message, so a worker neither
+//! fetches nor compiles anything; posting a `WebAssembly.Module` shares its compiled code.
+//! Where `blob:` workers are refused, a worker starts from the loader's file and imports
+//! the glue from its own `blob:` address (or, refused too, from the glue's file).
 //!
 //! Where that fails (the SIMD build missing from a debug build, a host serving `.wasm`
 //! with the wrong type is still compiled, from its bytes), the scalar build is tried; if
@@ -19,8 +21,9 @@ use shardscope_core::trace::ranges::share::{worker_build, WorkerBuild};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
-use web_sys::{Response, Url};
+use web_sys::{Blob, BlobPropertyBag, Response, Url};
 
+use super::worker_client::WORKER_URL;
 use crate::js_error::js_error_text;
 
 /// The smallest module using a SIMD instruction (`i8x16.splat` of `i32.const 0`,
@@ -83,29 +86,53 @@ pub fn prepare() -> Promise {
     })
 }
 
-/// Fetch `build`'s glue and module at once, compile the module as it arrives.
+/// Fetch `build`'s glue, the loader and the module at once, compile the module as it
+/// arrives; the glue and the loader become one `blob:` script every worker starts from.
 async fn prepare_build(build: WorkerBuild) -> Result<JsValue, String> {
     let window = web_sys::window().ok_or("no window")?;
     let (glue_url, wasm_url) = build.files();
     let glue = window.fetch_with_str(glue_url);
+    let loader = window.fetch_with_str(WORKER_URL);
     let wasm = window.fetch_with_str(wasm_url);
     let module = compile(wasm, wasm_url).await?;
-    let glue = ok_response(JsFuture::from(glue).await, glue_url)?;
-    let blob = JsFuture::from(glue.blob().map_err(|e| js_error_text(&e))?)
-        .await
-        .map_err(|e| js_error_text(&e))?;
-    let glue =
-        Url::create_object_url_with_blob(&blob.unchecked_into()).map_err(|e| js_error_text(&e))?;
+    let glue = response_text(glue, glue_url).await?;
+    let loader = response_text(loader, WORKER_URL).await?;
+    let glue_only = script_url(&[&glue])?;
+    let worker = script_url(&[&glue, ";\n", &loader])?;
     let message = Object::new();
     for (key, value) in [
         ("module", module),
-        ("glue", JsValue::from_str(&glue)),
+        ("glue", JsValue::from_str(&glue_only)),
         ("source", JsValue::from_str(glue_url)),
+        ("worker", JsValue::from_str(&worker)),
         ("build", JsValue::from_str(build.name())),
     ] {
         Reflect::set(&message, &JsValue::from_str(key), &value).map_err(|e| js_error_text(&e))?;
     }
     Ok(message.into())
+}
+
+async fn response_text(fetched: Promise, url: &str) -> Result<String, String> {
+    let response = ok_response(JsFuture::from(fetched).await, url)?;
+    let text = response.text().map_err(|e| js_error_text(&e))?;
+    JsFuture::from(text)
+        .await
+        .map_err(|e| format!("{url}: {}", js_error_text(&e)))?
+        .as_string()
+        .ok_or_else(|| format!("{url}: not text"))
+}
+
+/// A `blob:` address of the script made of `parts`, in order.
+fn script_url(parts: &[&str]) -> Result<String, String> {
+    let array = js_sys::Array::new();
+    for part in parts {
+        array.push(&JsValue::from_str(part));
+    }
+    let options = BlobPropertyBag::new();
+    options.set_type("text/javascript");
+    let blob =
+        Blob::new_with_str_sequence_and_options(&array, &options).map_err(|e| js_error_text(&e))?;
+    Url::create_object_url_with_blob(&blob).map_err(|e| js_error_text(&e))
 }
 
 /// The compiled module of the response `fetched`: streamed where it is served as

@@ -33,7 +33,7 @@ export const tests = [
       await controlled(page);
       // The same policy as before: the service worker is a same-origin script.
       const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
-      assert.match(csp, /worker-src 'self'; connect-src 'self'/);
+      assert.match(csp, /worker-src 'self' blob:; connect-src 'self'/);
       // Installable: a manifest with 192 and 512 px icons that load.
       const manifest = await page.evaluate(async () => (await fetch(document.querySelector('link[rel=manifest]').href)).json());
       assert.deepEqual(manifest.icons.filter((i) => i.type === 'image/png').map((i) => i.sizes), ['192x192', '512x512']);

@@ -6,7 +6,7 @@ import { assert, byTestId, waitForAttr } from './assert.mjs';
 import { open } from './trace_helpers.mjs';
 
 const POLICY =
-  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; " +
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; " +
   "connect-src 'self'; object-src 'none'; base-uri 'none'";
 
 /** Collect CSP violations from the first script on (the page's own, its workers' not). */
@@ -67,7 +67,8 @@ export const tests = [
       const offsite = requests.filter((u) => !(u.startsWith(`${origin}/`) || u.startsWith(`blob:${origin}/`) || u.startsWith('data:')));
       console.log(`        ${requests.length} requests, ${offsite.length} off the origin`);
       assert.ok(requests.length >= 8, `the page, its code and the example were requested (${requests.length})`);
-      assert.ok(requests.some((u) => u.includes('worker_bg.wasm')), "the workers' requests are seen too");
+      assert.ok(requests.some((u) => /worker(_simd)?_bg\.wasm$/.test(u)), "the workers' wasm is among the requests");
+      assert.ok(requests.some((u) => u.includes('worker_loader.js')), "the workers' own requests are seen too");
       assert.deepEqual(offsite, [], 'no request leaves the origin');
       assert.deepEqual(await page.evaluate(() => window.__violations), [], 'no CSP violation');
     },

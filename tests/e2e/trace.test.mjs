@@ -576,8 +576,8 @@ with tarfile.open(tp, 'w:gz') as t:
     async run({ page, baseUrl }) {
       const { file, want } = await workersTrace();
       for (const [query, build, files] of [
-        ['?workers=3', 'simd128', ['worker_simd.js', 'worker_simd_bg.wasm']],
-        ['?workers=3&simd=0', 'scalar', ['worker.js', 'worker_bg.wasm']],
+        ['?workers=3', 'simd128', ['worker_simd.js', 'worker_simd_bg.wasm', 'worker_loader.js']],
+        ['?workers=3&simd=0', 'scalar', ['worker.js', 'worker_bg.wasm', 'worker_loader.js']],
       ]) {
         const fetched = [];
         const listen = (request) => fetched.push(new URL(request.url()).pathname.split('/').pop());
@@ -591,13 +591,36 @@ with tarfile.open(tp, 'w:gz') as t:
         await assertRowsMatch(page, want);
         page.off('request', listen);
         // Three parse workers (the loading one and two helpers) and the explorer's worker
-        // share one download of the build's glue and module.
+        // share one download of the build's glue, module and loader (one blob: script).
         for (const name of files) {
           assert.equal(fetched.filter((f) => f === name).length, 1, `${name} fetched once (${query}): ${fetched.join(', ')}`);
         }
         const other = build === 'simd128' ? ['worker.js', 'worker_bg.wasm'] : ['worker_simd.js', 'worker_simd_bg.wasm'];
         for (const name of other) assert.ok(!fetched.includes(name), `${name} not fetched (${query})`);
       }
+    },
+  },
+  {
+    name: 'a policy refusing blob: workers: the workers start from the loader\'s file, with the same rows',
+    async run({ page, baseUrl, expectConsoleErrors }) {
+      expectConsoleErrors(/Content Security Policy|blob:/);
+      const { file, want } = await workersTrace();
+      // The same page under a stricter policy (no blob: workers).
+      await page.route((url) => url.pathname.endsWith('/') || url.pathname.endsWith('/index.html'), async (route) => {
+        const response = await route.fetch();
+        const body = (await response.text()).replace("worker-src 'self' blob:;", "worker-src 'self';");
+        assert.ok(!body.includes("worker-src 'self' blob:"), 'the policy was changed');
+        await route.fulfill({ response, body });
+      });
+      const fetched = [];
+      page.on('request', (request) => fetched.push(new URL(request.url()).pathname.split('/').pop()));
+      await open(page, `${baseUrl}?workers=3`);
+      const before = await runs(page);
+      await byTestId(page, 'trace-file-input').setInputFiles(file);
+      await nextResult(page, before, 40000);
+      await assertRowsMatch(page, want);
+      assert.ok(fetched.filter((f) => f === 'worker_loader.js').length >= 3, `each worker fetched the loader: ${fetched.join(', ')}`);
+      assert.equal(fetched.filter((f) => f === 'worker_simd_bg.wasm').length, 1, 'the module is still fetched once');
     },
   },
   {

@@ -8,6 +8,9 @@
 //!   the process's peak RSS (Linux `VmHWM`). Big files are parsed by two worker
 //!   threads unless `--sequential`.
 //!
+//! - `stages FILE [--runs N]` times each stage of one load apart (medians): reading the
+//!   file into memory, parsing it (parse, convert, stitch, sort, on every core), the
+//!   attribution, the timeline index and the JSON output; one Markdown table row.
 //! - `lod` times one timeline redraw query; `clocks [--ranks N] [--markers N]` times the
 //!   clock estimator on generated markers (irregular collectives, each rank skewed,
 //!   jittered, with drift; default 64 ranks x 10,000 markers).
@@ -48,8 +51,9 @@ fn main() -> ExitCode {
             flag("--runs", 5) as usize,
             !args.iter().any(|a| a == "--sequential"),
         ),
+        (Some("stages"), Some(path)) => bench_stages(path, flag("--runs", 5) as usize),
         _ => {
-            eprintln!("usage: shardscope-bench gen-trace FILE [--ranks N] [--samples N] | trace FILE [--runs N] [--sequential] | lod [--ranks N] [--samples N] | clocks [--ranks N] [--markers N]");
+            eprintln!("usage: shardscope-bench gen-trace FILE [--ranks N] [--samples N] | trace FILE [--runs N] [--sequential] | stages FILE [--runs N] | lod [--ranks N] [--samples N] | clocks [--ranks N] [--markers N]");
             ExitCode::from(2)
         }
     }
@@ -268,5 +272,63 @@ fn bench_trace(path: &str, runs: usize, parallel: bool) -> ExitCode {
         Some(mb) => println!("peak RSS:       {mb:.1} MB"),
         None => println!("peak RSS:       unavailable (no /proc/self/status)"),
     }
+    ExitCode::SUCCESS
+}
+
+/// Each stage of a load apart, on the file read into memory first (so this process's RSS
+/// holds the whole file: `trace` is the one that measures memory).
+fn bench_stages(path: &str, runs: usize) -> ExitCode {
+    use shardscope_core::analysis::{export, load_traces_on};
+    use shardscope_core::trace::MemFs;
+    use shardscope_core::view::lod::TimelineIndex;
+    let settings = AnalyzeSettings::default();
+    let mut times: [Vec<f64>; 5] = Default::default();
+    let mut size = 0usize;
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        times[0].push(t.elapsed().as_secs_f64());
+        size = bytes.len();
+        let mut fs = MemFs::new();
+        fs.insert("trace.json", bytes);
+        let t = Instant::now();
+        let loaded = load_traces_on(&fs, &["trace.json".to_string()], &settings, 0, &mut |_| {});
+        times[1].push(t.elapsed().as_secs_f64());
+        if let Some(e) = loaded.load_errors.first() {
+            eprintln!("load failed: {e}");
+            return ExitCode::from(1);
+        }
+        let t = Instant::now();
+        let results = match reattribute(&loaded.dataset, &settings) {
+            Ok(a) => a.results,
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        };
+        times[2].push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        let index = TimelineIndex::build(loaded.dataset.selected_events());
+        times[3].push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        let json = export::to_json(&results);
+        times[4].push(t.elapsed().as_secs_f64());
+        std::hint::black_box((index, json));
+    }
+    let [read, parse, attribute, index, output] = times.map(|mut t| median(&mut t) * 1e3);
+    println!(
+        "| {} ({:.0} MB) | {} | {read:.0} ms | {parse:.0} ms ({:.0} MB/s) | {attribute:.0} ms | {index:.0} ms | {output:.0} ms | {:.0} ms |",
+        path.rsplit('/').next().unwrap_or(path),
+        size as f64 / 1e6,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        size as f64 / 1e3 / parse.max(1e-9),
+        read + parse + attribute + index + output
+    );
     ExitCode::SUCCESS
 }
