@@ -520,7 +520,14 @@ if (traceRuns.length) {
   for (let n = 1; n <= Math.min(Math.max(cores, 2), 8); n += 1) {
     scaling.push(await warmLoads(traces[0], `?workers=${n}`, 2));
   }
-  for (const query of ['', '?simd=0']) builds.push(await warmLoads(traces[0], query, 3));
+  // The two builds taken in turn (5 loads each), so a slow spell of the machine hits both.
+  const turns = { '': [], '?simd=0': [] };
+  for (let i = 0; i < 5; i += 1) {
+    for (const query of Object.keys(turns)) turns[query].push(await warmLoads(traces[0], query, 1));
+  }
+  for (const runs of Object.values(turns)) {
+    builds.push({ ...runs[0], wall: median(runs.map((r) => r.wall)), preparse: median(runs.map((r) => r.preparse)) });
+  }
 }
 const loads = [];
 let frames;
@@ -564,7 +571,7 @@ if (loads.length) {
   console.log('\n| parse workers | wall to results | workers: read + parse ranges | speed-up over 1 |');
   console.log('|---|---|---|---|');
   for (const r of scaling) console.log(`| ${r.workers} | ${ms(r.wall)} | ${ms(r.preparse)} | ${(scaling[0].wall / r.wall).toFixed(2)}× |`);
-  console.log(`\nworker builds, ${path.basename(traces[0])} warm (median of 3):`);
+  console.log(`\nworker builds, ${path.basename(traces[0])} warm (median of 5, taken in turn):`);
   console.log('\n| worker wasm | wall to results | workers: read + parse ranges |');
   console.log('|---|---|---|');
   for (const b of builds) console.log(`| ${b.build}${b === builds[0] ? ' (the page\'s pick)' : ''} | ${ms(b.wall)} | ${ms(b.preparse)} |`);
@@ -614,8 +621,10 @@ if (!compareOnly) {
     const sum = (key) => files.reduce((a, f) => a + f[key], 0);
     console.log(`| **total** | ${sum('count')} | ${sum('bytes').toLocaleString('en')} | **${sum('gzip').toLocaleString('en')}** | **${sum('brotli').toLocaleString('en')}** |`);
     goal('first load, gzip -9 (brotli 11 beside it)', `${Math.round(sum('gzip') / 1e3)} kB (${Math.round(sum('brotli') / 1e3)} kB)`, sum('gzip') <= GOAL38.firstLoadGzip, `≤ ${GOAL38.firstLoadGzip / 1e3} kB gzip`);
-    const twice = files.filter((f) => f.count > 1).map((f) => `${f.name} ×${f.count}`);
-    goal('each file fetched once by a cold page (its workers included)', twice.join(', ') || 'each once', twice.length === 0, 'each once');
+    // The browser's own favicon requests (Chromium asks again as the page's URL changes)
+    // are not the page's: they are listed above but not held to the goal.
+    const twice = files.filter((f) => f.count > 1 && f.name !== 'favicon.svg').map((f) => `${f.name} ×${f.count}`);
+    goal('each file the page and its workers load fetched once (cold)', twice.join(', ') || 'each once', twice.length === 0, 'each once');
   }
 }
 
