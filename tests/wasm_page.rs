@@ -1,8 +1,8 @@
 //! wasm-bindgen tests run in headless Chromium's main thread (see the Makefile):
 //! the protocol's JavaScript shape and round trips, a core call, and the mounted app.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] functions
 #![cfg(target_arch = "wasm32")]
 // Tests may panic on the unexpected: that is how they fail.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use js_sys::{Array, Reflect, Uint8Array};
 use shardscope_core::view::permalink::{Link, View};

@@ -1,8 +1,8 @@
 //! wasm-bindgen tests run inside a dedicated Web Worker in headless Chromium, where
 //! `FileReaderSync` exists: slice-by-slice blob reading and the worker's request handling.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] functions
 #![cfg(target_arch = "wasm32")]
 // Tests may panic on the unexpected: that is how they fail.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Read;
 

@@ -215,11 +215,6 @@ impl WorkerClient {
         inner._on_message_error = Some(on_message_error);
     }
 
-    /// Whether the handshake has arrived.
-    pub fn is_ready(&self) -> bool {
-        self.inner.borrow().ready
-    }
-
     /// Stop the worker at once (whatever it is doing) and forget its pending requests:
     /// their callbacks are never called. Used to cancel a load within a frame.
     pub fn terminate(&self) {

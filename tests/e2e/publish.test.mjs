@@ -91,6 +91,26 @@ export const tests = [
     },
   },
   {
+    name: 'src= with a tab, newline, carriage return or backslash is refused with the link notice, nothing fetched',
+    async run({ page, baseUrl }) {
+      const asked = [];
+      await page.route((url) => url.hostname === 'evil.example' || url.pathname.includes('evil.example'), (route) => {
+        asked.push(route.request().url());
+        return route.abort();
+      });
+      for (const [i, hidden] of ['%09', '%0A', '%0D', '%5C'].entries()) {
+        // A query of its own each time: a new document, not a change of fragment.
+        await open(page, `${baseUrl}?case=${i}`, `#v=1&preset=low&src=/${hidden}/evil.example/run.json`);
+        assert.equal(await byTestId(page, 'preset-select').inputValue(), 'low', hidden);
+        const notice = await byTestId(page, 'link-notice').innerText();
+        assert.match(notice, /src/, hidden);
+        assert.match(notice, /not a path of this site/, hidden);
+        assert.equal(await byTestId(page, 'trace-status').getAttribute('data-state'), 'idle', hidden);
+      }
+      assert.deepEqual(asked, [], 'nothing was fetched for any of them');
+    },
+  },
+  {
     name: 'src=: progress while fetching, and Cancel stops it with nothing loaded',
     async run({ page, baseUrl }) {
       let release;

@@ -219,7 +219,6 @@ fn empty_results_exit_0() {
 /// `--perfetto FILE`: the run as trace-event JSON beside the usual output, one slice per
 /// interval the JSON lists; an unwritable file exits 2 naming it.
 #[test]
-#[allow(clippy::unwrap_used)]
 fn perfetto_writes_the_run_beside_the_results() {
     let example = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../public/examples/example-16-ranks.json.gz");

@@ -1,5 +1,5 @@
 //! `shardscope explore` / `shardscope sensitivity` driven as a process.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] functions
 
 mod common;
 
@@ -619,7 +619,7 @@ fn calibrate_scales_the_sweep_to_a_measurement() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
         r.stdout.lines().nth(1).unwrap().starts_with(
-            "calibrated to 1 measurement: compute, memory and network ×0.500 (one common factor); mean error 100.0 % → 0.0 %"
+            "calibrated to 1 measurement: compute, memory and network ×0.500 (one common factor); fit error 100.0 % → 0.0 %"
         ),
         "{}",
         r.stdout

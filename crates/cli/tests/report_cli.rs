@@ -2,7 +2,7 @@
 //! gzip-compressed under their own names, `traces/index.json`), the link it prints, and
 //! that the published traces attribute exactly as the originals did. The page opening
 //! the printed link is tested in tests/e2e/publish.test.mjs.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] functions
 
 mod common;
 

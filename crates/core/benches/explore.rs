@@ -9,7 +9,7 @@
 //! - the scoring rate.
 //!
 //! Target (issue 3): the full sweep in ≤ 15 ms natively.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] functions
 
 use std::hint::black_box;
 use std::time::Instant;

@@ -643,7 +643,6 @@ fn theil_sen(xs: &[f64], ys: &[f64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     const T0: i64 = 1_700_000_000_000_000_000;

@@ -2,7 +2,7 @@
 //! fixture folder attribute exactly as the folder does (stormlog 0.4.3's own results for
 //! it); a gzip member is read as the loaders read gzip; a broken archive is an error of
 //! its own beside the files that load; an archive past the limit is refused with sizes.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] functions
 
 use std::io::Write;
 use std::path::PathBuf;

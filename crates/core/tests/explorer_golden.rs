@@ -1,6 +1,5 @@
 //! Golden regression values of EXPLORER_MODEL.md §10 (G1–G14 at full precision) and the
 //! full-sweep check. The numbers are copied here; nothing is read from outside the repo.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use shardscope_core::explorer::*;
 

@@ -2,7 +2,7 @@
 //! of `evaluate` (placement, tokens, every stage, memory, efficiency, latency) for the
 //! cases of `tests/fixtures/explorer_model/cases.json`, which `model.py` there computed
 //! from EXPLORER_MODEL.md alone (see that folder's README.md).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] functions
 
 use std::fmt::Write as _;
 

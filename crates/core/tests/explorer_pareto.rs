@@ -1,6 +1,6 @@
 //! The O(N log N) frontier equals the seed's O(N²) `_dominates` definition: on full sweeps
 //! of several presets, and on random point sets with ties and duplicates (proptest).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] functions
 
 mod common;
 

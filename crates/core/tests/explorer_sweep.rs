@@ -1,5 +1,5 @@
 //! Enumeration, ordering, reasons, SLA filters, batch sweep, sensitivity, and robustness.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] functions
 
 mod common;
 

@@ -7,7 +7,7 @@
 //! string is an error, as in Python's strict `json`. Written for the mutation testing of
 //! `json/` (`make mutants MUTANTS_GROUPS=json`): each property checks values, not only
 //! the absence of a panic.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] functions
 
 use proptest::prelude::*;
 use shardscope_core::json::{Node, ParseError, Tape};

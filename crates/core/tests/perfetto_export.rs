@@ -3,7 +3,6 @@
 //! complete events; s for instant ones; args for counters and metadata) and against the
 //! run itself: every interval a slice with its evidence, every marker an instant, every
 //! sample a counter point.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

@@ -215,7 +215,6 @@ pub fn to_perfetto(dataset: &Dataset, attribution: &Attribution) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

@@ -678,6 +678,39 @@ mod tests {
         (loaded.dataset, config)
     }
 
+    /// The divergence strength is the larger of the gap's bytes and ratio against their
+    /// thresholds, each capped at 1: a spike at half the ratio threshold and a quarter of
+    /// the bytes one scores 0.5 there (and reports the divergence), not 1.
+    #[test]
+    fn a_gap_ratio_under_its_threshold_scores_its_fraction() {
+        let Ok(config) = AttributionConfig::resolve(Preset::High, &[]) else {
+            panic!("the high preset resolves");
+        };
+        assert!(config.min_gap_ratio > 0.0 && config.min_gap_bytes > 0);
+        let spike = Spike {
+            rank: 1,
+            session: 0,
+            timestamp_ns: 5_000,
+            peak_gap_bytes: config.min_gap_bytes / 4,
+            peak_gap_ratio: Some(config.min_gap_ratio / 2.0),
+            robust_zscore: config.robust_zscore_threshold,
+            markers: Some((1, 4_000, 4_500)),
+        };
+        let Some(result) = score_spike(&spike, 4, 4, 0, &config, None) else {
+            panic!("a marked, synchronized spike is kept");
+        };
+        // 0.34 marker + 0.34 synchrony + 0.16 z-score + 0.16 × 0.5 divergence.
+        assert_eq!(result.confidence, 0.92);
+        assert!(result.reason_codes.contains(&"allocator_device_divergence"));
+        // A ratio at its threshold is full strength.
+        let full = Spike {
+            peak_gap_ratio: Some(config.min_gap_ratio),
+            ..spike
+        };
+        let full = score_spike(&full, 4, 4, 0, &config, None).map(|r| r.confidence);
+        assert_eq!(full, Some(1.0));
+    }
+
     #[test]
     fn two_threads_find_exactly_the_spikes_one_finds() {
         let (dataset, config) = synthetic(6, 900);

@@ -151,7 +151,6 @@ pub fn batch_sweep(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::explorer::{Mode, ScoreOptions, Scorer, TopologyConfig};
 

@@ -61,7 +61,6 @@ pub fn explore_csv(r: &ExploreReport) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::explorer::{explore, MachineParams, Mode, ModelConfig, SweepRequest};
 

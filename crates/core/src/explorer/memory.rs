@@ -130,7 +130,6 @@ pub(crate) fn compute_memory(c: &Ctx<'_>) -> MemoryLayout {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use crate::explorer::{evaluate, MachineParams, ModelConfig, ScoreOptions, TopologyConfig};
 
     /// An MoE model stores, per layer, its heavier FFN: the dense one when it has dense

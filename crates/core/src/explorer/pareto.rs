@@ -166,7 +166,6 @@ pub(crate) fn total_order_key(x: f64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn p(latency: f64, pes: u64, efficiency: f64) -> ParetoPoint {

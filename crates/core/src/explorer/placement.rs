@@ -253,7 +253,6 @@ impl Placement {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::explorer::topology::KvShardMode;
 

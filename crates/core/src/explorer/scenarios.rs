@@ -306,7 +306,6 @@ fn fastest_sentence(lines: &[FrontierLine]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn line(name: &str, points: &[(u64, f64)]) -> FrontierLine {

@@ -517,7 +517,6 @@ pub fn evaluate(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     /// The seed's record carries the memory terms in GB and the share of the budget.

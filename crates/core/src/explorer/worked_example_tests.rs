@@ -1,6 +1,5 @@
 //! EXPLORER_MODEL.md §9: the worked example, every intermediate value of its table.
 //! Table values are printed to 6 decimals in µs; integer quantities are asserted exactly.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 

@@ -331,7 +331,6 @@ impl TraceFs for ArchiveFs<'_> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

@@ -81,7 +81,6 @@ pub fn locate_config(points: &Points, req: &SweepRequest, text: &str) -> Result<
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     const SHOWN: usize = 15 + 2 * SPARE_ROWS; // 420 / 28 visible rows, plus spares

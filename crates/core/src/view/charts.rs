@@ -573,7 +573,6 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::explorer::{batch_sweep, sensitivity, Sla};
     use crate::view::explore::{parse_short_key, resolve, ExploreSettings};

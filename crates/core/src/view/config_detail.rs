@@ -322,7 +322,6 @@ pub fn pinned_lines(c: &ConfigScore) -> (String, String) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::super::explore::{parse_short_key, resolve, ExploreSettings};
     use super::*;
 

@@ -189,7 +189,7 @@ pub fn parse_measurement(text: &str, base: &TopologyConfig) -> Result<Measuremen
 }
 
 /// A calibration in one line: "calibrated to 2 measurements: compute, memory and
-/// network ×1.84 (one common factor); mean error 45.9 % → 0.3 %".
+/// network ×1.84 (one common factor); fit error 45.9 % → 0.3 %".
 pub fn calibration_text(c: &Calibration) -> String {
     let n = c.rows.len();
     let plural = if n == 1 { "" } else { "s" };
@@ -220,7 +220,7 @@ pub fn calibration_text(c: &Calibration) -> String {
         text
     };
     format!(
-        "calibrated to {n} measurement{plural}: {scales}; mean error {:.1} % → {:.1} %",
+        "calibrated to {n} measurement{plural}: {scales}; fit error {:.1} % → {:.1} %",
         c.error_before_pct, c.error_after_pct
     )
 }
@@ -514,12 +514,6 @@ impl ExploreSettings {
         };
         Ok((format!("{name}.json"), text))
     }
-}
-
-/// The knobs of one configuration as one short key (`cp=2,tp=4,…`, the CLI's baseline
-/// syntax), used for the selection, links and the search box.
-pub fn config_key(topo: &TopologyConfig) -> String {
-    topo.baseline_string()
 }
 
 /// A configuration's knobs in one dotted word for links and labels:
@@ -1249,7 +1243,6 @@ pub fn efficiency_color(t: f64) -> Rgba {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::explorer::sweep;
 
@@ -1322,7 +1315,7 @@ mod tests {
         assert_eq!(
             calibration_text(&fit),
             "calibrated to 1 measurement: compute, memory and network ×3.000 (one common factor); \
-             mean error 66.7 % → 0.0 %"
+             fit error 200.0 % → 0.0 %"
         );
         let bad = ExploreSettings {
             calibration: vec!["cfg=cp1".into()],

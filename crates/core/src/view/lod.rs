@@ -174,12 +174,6 @@ impl RankSeries {
         let hi = first_at_or_after(m, lo, end_ns);
         (hi - lo, lo)
     }
-
-    /// The gap held at `ts_ns` (the last sample at or before it), with that sample's time.
-    pub fn gap_at(&self, ts_ns: i64) -> Option<(i64, i64)> {
-        let i = self.ts_ns.partition_point(|&t| t <= ts_ns);
-        (i > 0).then(|| (self.ts_ns[i - 1], self.gap_bytes[i - 1]))
-    }
 }
 
 /// The samples and markers of one session, per rank, ready for window queries.
@@ -393,11 +387,6 @@ impl TimelineIndex {
         }
     }
 
-    /// The ranks present, ascending.
-    pub fn rank_ids(&self) -> Vec<i64> {
-        self.ranks.iter().map(|r| r.rank).collect()
-    }
-
     pub fn series(&self, rank: i64) -> Option<&RankSeries> {
         self.ranks
             .binary_search_by_key(&rank, |r| r.rank)
@@ -526,21 +515,6 @@ fn sort_paired(keys: &mut Vec<i64>, values: &mut Vec<i64>) {
     order.sort_by_key(|&i| (keys[i], i));
     *keys = order.iter().map(|&i| keys[i]).collect();
     *values = order.iter().map(|&i| values[i]).collect();
-}
-
-/// Indices of the rows overlapping `[start_ns, end_ns]`, for ranks in `ranks` (`None`: all).
-pub fn intervals_in_window(
-    rows: &[IntervalRow],
-    start_ns: i64,
-    end_ns: i64,
-    ranks: Option<&[i64]>,
-) -> Vec<usize> {
-    rows.iter()
-        .enumerate()
-        .filter(|(_, r)| r.interval_end_ns >= start_ns && r.interval_start_ns <= end_ns)
-        .filter(|(_, r)| ranks.is_none_or(|list| list.contains(&r.rank)))
-        .map(|(i, _)| i)
-        .collect()
 }
 
 #[cfg(test)]

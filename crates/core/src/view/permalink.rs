@@ -670,7 +670,6 @@ mod tests {
     use super::*;
 
     #[test]
-    #[allow(clippy::unwrap_used)]
     fn scenarios_travel_in_the_link() {
         let base = ExploreSettings::default();
         let texts = [
@@ -855,6 +854,18 @@ mod tests {
                 "a URL of another site: links open traces of this page's own site only"
             )
         );
+        // A tab, newline, carriage return or backslash the browser would drop or turn
+        // into `/` (making `//evil.example/`): refused as not a path of this site.
+        for hidden in ["%09", "%0A", "%0D", "%5C", "%0a"] {
+            let (other, dropped) =
+                Link::parse(&format!("#v=1&src=/{hidden}/evil.example/run.json"));
+            assert_eq!(other.trace.src, None, "{hidden}");
+            assert_eq!(
+                (dropped[0].key.as_str(), dropped[0].reason),
+                ("src", "not a path of this site"),
+                "{hidden}"
+            );
+        }
         // The same keys as pairs (a message from another page), files refused.
         let pairs: Vec<(String, String)> = [
             ("preset", "high"),

@@ -212,7 +212,6 @@ pub fn format_date(ms: f64, utc_offset_minutes: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn set(id: &str, files: &[(&str, u64)], saved_ms: f64) -> KeptSet {

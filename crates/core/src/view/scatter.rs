@@ -781,7 +781,6 @@ impl ScatterRange {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::explorer::sweep;
     use crate::view::explore::{resolve, ExploreSettings};

@@ -414,7 +414,6 @@ pub fn table_cells(c: &Comparison) -> Vec<Vec<String>> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn sc(text: &str) -> Scenario {

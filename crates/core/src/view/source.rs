@@ -25,7 +25,7 @@ pub enum Source {
 pub enum SourceError {
     #[error("`{0}` is on another site: links open traces of this page's own site only (a path such as traces/ or run.json.gz)")]
     CrossOrigin(String),
-    #[error("`{0}` is not a path of this site (no `..`, `\\` or empty names)")]
+    #[error("`{0}` is not a path of this site (no `..`, `\\`, control characters or empty names)")]
     BadPath(String),
     #[error("the folder's index.json is not a list of files: {0}")]
     BadIndex(String),
@@ -51,7 +51,10 @@ fn check_path(text: &str) -> Result<(), SourceError> {
         return Err(SourceError::CrossOrigin(text.to_string()));
     }
     let inner = text.trim_start_matches('/').trim_end_matches('/');
+    // A browser drops tabs and newlines from a URL before it reads it (and takes `\` for
+    // `/`): `/%09/evil.example/` would become `//evil.example/`, another site.
     let bad = inner.is_empty()
+        || text.chars().any(char::is_control)
         || text.contains('\\')
         || text.contains('?')
         || text.contains('#')
@@ -235,7 +238,6 @@ pub fn report_link(settings: &TraceLink) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -262,6 +264,20 @@ mod tests {
             assert!(
                 matches!(Source::parse(other), Err(SourceError::CrossOrigin(_))),
                 "{other}"
+            );
+        }
+        // A browser drops tabs and newlines inside a URL (and reads `\` as `/`): each of
+        // these would fetch //evil.example/.
+        for hidden in [
+            "/\t/evil.example/run.json",
+            "/\n/evil.example/run.json",
+            "/\r/evil.example/run.json",
+            "/\\/evil.example/run.json",
+            "runs/\u{7f}x.json",
+        ] {
+            assert!(
+                matches!(Source::parse(hidden), Err(SourceError::BadPath(_))),
+                "{hidden:?}"
             );
         }
         for bad in ["", "/", "../up/", "a/../b", "a//b", "a\\b", "a?x=1", "./a"] {
