@@ -109,6 +109,7 @@ test: setup
 	@start=$$(date +%s); \
 	step() { echo; echo "==> $$*"; }; \
 	step "cargo fmt --all --check"; cargo fmt --all --check; \
+	step "documents: every relative link resolves, every page hook listed"; python3 scripts/check_links.py; \
 	step "clippy (native, whole workspace)"; cargo clippy --workspace --all-targets -- -D warnings; \
 	step "clippy (wasm32, web crate)"; cargo clippy -p shardscope-web --target $(WASM_TARGET) --all-targets -- -D warnings; \
 	step "native tests (core + cli)"; cargo test; \
@@ -172,7 +173,7 @@ fuzz: rust-tools cargo-fuzz-cli
 
 # cargo-mutants over the files whose every rule is parity-critical, each group of files
 # with the core's tests that exercise it (scripts/mutants.sh; the scores and the reasons
-# for the survivors are in the README and mutants-equivalent.md). One job: the machines
+# for the survivors are in the README and docs/mutants-equivalent.md). One job: the machines
 # have two cores. Results in mutants.out/<group>/. A subset: `make mutants
 # MUTANTS_GROUPS=phases` (groups: attribution phases explorer json record).
 CARGO_MUTANTS_VERSION := 25.3.1

@@ -52,6 +52,6 @@ while IFS='|' read -r group files tests filters; do
     ${MUTANTS_ARGS:-} "${filter_args[@]}" || status=$?
 done <<< "$GROUPS_TABLE"
 
-# The per-file scores (survivors listed as equivalent in mutants-equivalent.md excluded).
+# The per-file scores (survivors listed as equivalent in docs/mutants-equivalent.md excluded).
 python3 scripts/mutants_score.py
 exit $status

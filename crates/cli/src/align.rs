@@ -1,5 +1,5 @@
 //! `shardscope align`: each rank's clock against a reference rank, estimated from the
-//! session's collective markers (beyond stormlog; CONTRACTS.md §1 "align").
+//! session's collective markers (beyond stormlog; docs/contracts.md §1 "align").
 
 use clap::Args;
 use shardscope_core::analysis::{

@@ -1,4 +1,4 @@
-//! The command line's one error type and its one error object (CONTRACTS.md section 1):
+//! The command line's one error type and its one error object (docs/contracts.md section 1):
 //! a one-line message on stderr, and with `--format json` the object
 //! `{"error", "file", "line", "record", "field"}` on stdout (`null` where unknown;
 //! `"file": null` when no file is at fault). Exit status 2.
@@ -48,7 +48,7 @@ impl CliError {
         }
     }
 
-    /// Prints the error as CONTRACTS.md says; exit status 2.
+    /// Prints the error as docs/contracts.md says; exit status 2.
     pub fn report(&self, command: &str, format: Format) -> ExitCode {
         let who = if command.is_empty() {
             "shardscope".to_string()

@@ -1,4 +1,4 @@
-//! `shardscope align` and `attribute --align-clocks` per CONTRACTS.md §1 ("align"),
+//! `shardscope align` and `attribute --align-clocks` per docs/contracts.md §1 ("align"),
 //! driven as a process over the clock fixtures of tests/fixtures/attribution_edges (one
 //! run recorded with perfect clocks, the same run with rank clocks 0, +180, -250 and
 //! +40 ms off).

@@ -1,4 +1,4 @@
-//! `shardscope attribute` per CONTRACTS.md section 1, driven as a process over
+//! `shardscope attribute` per docs/contracts.md section 1, driven as a process over
 //! every fixture case (tests/fixtures/attribution: stormlog 0.4.3's own outputs).
 
 use std::path::{Path, PathBuf};

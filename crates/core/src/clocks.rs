@@ -91,7 +91,7 @@ impl ClockStatus {
     }
 }
 
-/// One rank's clock against the reference (CONTRACTS.md §1 "align").
+/// One rank's clock against the reference (docs/contracts.md §1 "align").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RankClock {
     pub rank: i64,

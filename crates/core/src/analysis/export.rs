@@ -186,7 +186,7 @@ pub(crate) fn columns(rows: &[Vec<String>], numeric: impl Fn(usize) -> bool) -> 
     out
 }
 
-/// `shardscope align --format json`: the alignment as CONTRACTS.md §1 ("align") shows
+/// `shardscope align --format json`: the alignment as docs/contracts.md §1 ("align") shows
 /// it, pretty-printed, with a final newline.
 pub fn alignment_to_json(a: &Alignment) -> String {
     let mut text = serde_json::to_string_pretty(a).unwrap_or_else(|_| "{}".to_string());

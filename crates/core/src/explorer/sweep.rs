@@ -409,7 +409,7 @@ impl<'a> SlaScorers<'a> {
     }
 }
 
-/// The `explore --format json` document (CONTRACTS.md §1). `sla` and `total_within_sla`
+/// The `explore --format json` document (docs/contracts.md §1). `sla` and `total_within_sla`
 /// appear only when an SLA is set; `all` only when asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExploreReport {

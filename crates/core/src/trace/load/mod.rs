@@ -6,7 +6,7 @@
 //! - Several paths (or a folder of per-rank exports) behave like the TUI's
 //!   `load_distributed_artifacts`: per-rank files that share a `job_id` become one
 //!   synthetic distributed session, which is selected by default. Unlike the TUI,
-//!   every event is kept (see CONTRACTS.md).
+//!   every event is kept (see docs/contracts.md).
 //!
 //! - CSV exports and `telemetry_timeline.json` are read only by the TUI, so one
 //!   such path alone also takes the TUI's way. A CSV is read as the TUI reads it
