@@ -110,6 +110,7 @@ test: setup
 	step() { echo; echo "==> $$*"; }; \
 	step "cargo fmt --all --check"; cargo fmt --all --check; \
 	step "documents: every relative link resolves, every page hook listed"; python3 scripts/check_links.py; \
+	step "no file-level import cycle in any crate"; python3 scripts/import_cycles.py; \
 	step "clippy (native, whole workspace)"; cargo clippy --workspace --all-targets -- -D warnings; \
 	step "clippy (wasm32, web crate)"; cargo clippy -p shardscope-web --target $(WASM_TARGET) --all-targets -- -D warnings; \
 	step "native tests (core + cli)"; cargo test; \

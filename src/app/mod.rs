@@ -88,6 +88,10 @@ pub fn App() -> impl IntoView {
     }
     // The trace sets kept in this browser, listed on the empty trace view.
     trace::recent::load_list(state.recent);
+    state
+        .recent
+        .remember
+        .set_value(Some(trace::recent::remember));
     // The page that opened or embeds this one may send traces (PING/PONG, then files).
     open_api::listen(state, workers);
     // Offline after one visit (sw.js precaches this build).

@@ -18,6 +18,7 @@ use shardscope_core::view::explore::{
 use shardscope_core::view::lod::WindowData;
 use shardscope_core::view::permalink::{CompareLink, ExploreLink, Link, TraceLink};
 use shardscope_core::view::rank_filter::parse_rank_filter;
+use shardscope_core::view::recent::KeptList;
 use shardscope_core::view::scenarios::{Scenario, ScenarioReport};
 use shardscope_core::view::source::Source;
 pub use shardscope_core::view::table::SortKey;
@@ -26,8 +27,49 @@ use shardscope_core::view::trace_settings::{self, ResolvedTraceSettings, TraceSe
 
 pub use shardscope_core::view::permalink::View;
 
-use super::trace::recent::RecentState;
-use crate::protocol::{Stage, TraceReport};
+use crate::protocol::{NamedBlob, Stage, TraceReport};
+
+/// localStorage: `off` when the user turned keeping off (the recent traces' switch).
+pub const KEEP_SETTING: &str = "shardscope.keep-recent";
+
+/// Keeps a set of loaded files (`trace::recent::remember`).
+pub type Remember = fn(AppState, Vec<NamedBlob>);
+
+/// The recent traces as the page shows them.
+#[derive(Debug, Clone, Copy)]
+pub struct RecentState {
+    pub list: RwSignal<KeptList>,
+    /// Whether loaded traces are kept.
+    pub keep: RwSignal<bool>,
+    /// The last thing that went wrong keeping or reopening (quota, a missing entry).
+    pub problem: RwSignal<Option<String>>,
+    /// Whether this browser offers Cache Storage here (secure contexts only).
+    pub available: RwSignal<bool>,
+    /// What keeps a set of run A's files once they loaded (`trace::recent::remember`,
+    /// set at start): the loader calls it without knowing about keeping.
+    pub remember: StoredValue<Option<Remember>>,
+}
+
+impl RecentState {
+    pub fn new() -> RecentState {
+        let keep = super::local_storage()
+            .and_then(|s| s.get_item(KEEP_SETTING).ok().flatten())
+            .is_none_or(|v| v != "off");
+        RecentState {
+            list: RwSignal::new(KeptList::default()),
+            keep: RwSignal::new(keep),
+            problem: RwSignal::new(None),
+            available: RwSignal::new(false),
+            remember: StoredValue::new(None),
+        }
+    }
+}
+
+impl Default for RecentState {
+    fn default() -> Self {
+        RecentState::new()
+    }
+}
 
 /// The worker as the page sees it.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -13,8 +13,7 @@ use crate::protocol::{
     from_js, to_js, RequestBody, ResponseBody, WorkerRequest, WorkerResponse, BUILD_ID, READY_ID,
 };
 
-/// Where Trunk puts the worker's loader script, relative to the page.
-pub const WORKER_URL: &str = "./worker_loader.js";
+pub use super::worker_module::WORKER_URL;
 
 /// Things that concern the worker as a whole rather than one request.
 #[derive(Debug, Clone, PartialEq)]

@@ -23,8 +23,10 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use web_sys::{Blob, BlobPropertyBag, Response, Url};
 
-use super::worker_client::WORKER_URL;
 use crate::js_error::js_error_text;
+
+/// Where Trunk puts the worker's loader script, relative to the page.
+pub const WORKER_URL: &str = "./worker_loader.js";
 
 /// The smallest module using a SIMD instruction (`i8x16.splat` of `i32.const 0`,
 /// `i8x16.popcnt`): it validates only where the browser runs wasm SIMD.

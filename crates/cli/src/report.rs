@@ -14,9 +14,9 @@ use flate2::Compression;
 use serde::Serialize;
 use shardscope_core::attribution::Preset;
 use shardscope_core::trace::archive::ArchiveKind;
-use shardscope_core::view::permalink::TraceLink;
+use shardscope_core::view::permalink::{report_link, TraceLink};
 use shardscope_core::view::source::{
-    index_json, report_link, report_names, ReportInput, INDEX_FILE, REPORT_TRACES,
+    index_json, report_names, ReportInput, INDEX_FILE, REPORT_TRACES,
 };
 
 use crate::attribute::{attribute_run, AttributeOptions};

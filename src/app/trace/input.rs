@@ -12,12 +12,9 @@ use web_sys::{
     FileSystemFileEntry,
 };
 
+use super::EXAMPLE_URL;
 use crate::js_error::js_error_text;
 use crate::protocol::NamedBlob;
-
-/// The bundled example (copied into `dist/examples/` by Trunk), relative to the page.
-pub const EXAMPLE_URL: &str = "./examples/example-16-ranks.json.gz";
-pub const EXAMPLE_NAME: &str = "example-16-ranks.json.gz";
 
 /// A file's path inside a picked folder (`webkitRelativePath`), else its name.
 fn relative_name(file: &File) -> String {

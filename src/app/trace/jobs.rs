@@ -250,8 +250,10 @@ impl LoadJob {
             }
             let loaded = matches!(&response, ResponseBody::Analyzed(r) if !r.sessions.is_empty());
             on_load_answer(state, workers, slot, started, response);
-            if let (true, Some(files)) = (loaded, kept.clone()) {
-                super::recent::remember(state, files);
+            if let (true, Some(files), Some(remember)) =
+                (loaded, kept.clone(), state.recent.remember.get_value())
+            {
+                remember(state, files);
             }
         });
     }

@@ -24,6 +24,10 @@ use shardscope_core::attribution::Classification;
 use shardscope_core::view::scene::palette;
 use shardscope_core::view::timeline_scene::class_color;
 
+/// The bundled example (copied into `dist/examples/` by Trunk), relative to the page.
+pub const EXAMPLE_URL: &str = "./examples/example-16-ranks.json.gz";
+pub const EXAMPLE_NAME: &str = "example-16-ranks.json.gz";
+
 use super::drawer::SettingsDrawer;
 use super::state::{AppState, Phase, Problem, RunSlot, View};
 use super::tasks::Later;

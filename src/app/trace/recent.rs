@@ -14,10 +14,10 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, Cache, Request, Response};
 
 use super::super::local_storage;
-use super::super::state::{AppState, Problem};
+use super::super::state::{AppState, Problem, RecentState, KEEP_SETTING};
 use super::super::workers::WorkersHandle;
-use super::input::EXAMPLE_NAME;
 use super::jobs::load_files;
+use super::EXAMPLE_NAME;
 use crate::blob::blob_size;
 use crate::js_error::js_error_text;
 use crate::protocol::NamedBlob;
@@ -26,41 +26,6 @@ const CACHE_NAME: &str = "shardscope-recent";
 /// Where the files and the list sit in the cache (relative to the page).
 const PREFIX: &str = "__recent__/";
 const LIST_KEY: &str = "__recent__/list.json";
-/// localStorage: `off` when the user turned keeping off.
-const KEEP_SETTING: &str = "shardscope.keep-recent";
-
-/// The recent traces as the page shows them.
-#[derive(Debug, Clone, Copy)]
-pub struct RecentState {
-    pub list: RwSignal<KeptList>,
-    /// Whether loaded traces are kept.
-    pub keep: RwSignal<bool>,
-    /// The last thing that went wrong keeping or reopening (quota, a missing entry).
-    pub problem: RwSignal<Option<String>>,
-    /// Whether this browser offers Cache Storage here (secure contexts only).
-    pub available: RwSignal<bool>,
-}
-
-impl RecentState {
-    pub fn new() -> RecentState {
-        let keep = local_storage()
-            .and_then(|s| s.get_item(KEEP_SETTING).ok().flatten())
-            .is_none_or(|v| v != "off");
-        RecentState {
-            list: RwSignal::new(KeptList::default()),
-            keep: RwSignal::new(keep),
-            problem: RwSignal::new(None),
-            available: RwSignal::new(false),
-        }
-    }
-}
-
-impl Default for RecentState {
-    fn default() -> Self {
-        RecentState::new()
-    }
-}
-
 async fn open_cache() -> Result<Cache, String> {
     let caches = web_sys::window()
         .ok_or("no window")?

@@ -13,8 +13,9 @@ use web_sys::HtmlInputElement;
 use super::super::download::save_page_canvas_png;
 use super::super::state::{AppState, Phase, Problem, RunSlot};
 use super::super::workers::WorkersHandle;
-use super::input::{fetch_example, named_blobs, EXAMPLE_NAME};
+use super::input::{fetch_example, named_blobs};
 use super::jobs::{cancel, export, export_perfetto, load_files};
+use super::EXAMPLE_NAME;
 use crate::protocol::{ExportFormat, NamedBlob, TraceReport};
 use shardscope_core::view::trace_status::{
     progress_fraction, progress_text, warnings_title, RunSummary,

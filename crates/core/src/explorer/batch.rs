@@ -4,10 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::calibrate::TimeScales;
 use super::error::ExplorerError;
 use super::machine::MachineParams;
 use super::model::ModelConfig;
+use super::scales::TimeScales;
 use super::score::{ConfigScore, Score};
 use super::sweep::{sweep, validate_batches, Sla, SweepRequest};
 use super::topology::{EfficiencyMode, Mode, Scope};

@@ -15,50 +15,9 @@ use serde::{Deserialize, Serialize};
 use super::error::ExplorerError;
 use super::machine::MachineParams;
 use super::model::ModelConfig;
+use super::scales::{TimeScales, SCALE_MAX, SCALE_MIN};
 use super::score::{ScoreOptions, Scorer};
 use super::topology::TopologyConfig;
-
-/// Smallest and largest factor a fit may use.
-pub const SCALE_MIN: f64 = 0.1;
-pub const SCALE_MAX: f64 = 10.0;
-
-/// Factors on the model's compute, memory and network times.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct TimeScales {
-    pub compute: f64,
-    pub memory: f64,
-    pub network: f64,
-}
-
-impl Default for TimeScales {
-    fn default() -> Self {
-        TimeScales::uniform(1.0)
-    }
-}
-
-impl TimeScales {
-    pub fn uniform(s: f64) -> TimeScales {
-        TimeScales {
-            compute: s,
-            memory: s,
-            network: s,
-        }
-    }
-
-    /// The model as specified.
-    pub fn is_identity(&self) -> bool {
-        *self == TimeScales::default()
-    }
-
-    fn from_logs(t: [f64; 3]) -> TimeScales {
-        let f = |v: f64| v.exp().clamp(SCALE_MIN, SCALE_MAX);
-        TimeScales {
-            compute: f(t[0]),
-            memory: f(t[1]),
-            network: f(t[2]),
-        }
-    }
-}
 
 /// What was measured for a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -23,6 +23,7 @@ mod memory;
 mod model;
 mod pareto;
 mod placement;
+mod scales;
 mod scenarios;
 mod score;
 mod sensitivity;
@@ -33,9 +34,7 @@ mod topology;
 mod worked_example_tests;
 
 pub use batch::{batch_sweep, BatchResult, BatchSweepReport, ServingScore};
-pub use calibrate::{
-    calibrate, Calibration, CalibrationRow, Measured, Measurement, TimeScales, SCALE_MAX, SCALE_MIN,
-};
+pub use calibrate::{calibrate, Calibration, CalibrationRow, Measured, Measurement};
 pub use error::ExplorerError;
 pub use export::{csv_config, explore_csv, explore_json, CSV_HEADER};
 pub use json::{f64_nan_as_null, vec_f64_nan_as_null};
@@ -44,6 +43,7 @@ pub use memory::MemoryLayout;
 pub use model::{Mla, ModelConfig, MAX_MODEL_DIM, MODEL_PRESETS};
 pub use pareto::{dominates, pareto_front, pareto_front_naive, ParetoPoint};
 pub use placement::{level_for_span, Placement, PlacementCheck};
+pub use scales::{TimeScales, SCALE_MAX, SCALE_MIN};
 pub use scenarios::{
     compare_frontiers, Band, Comparison, FrontierLine, Pair, ScenarioRow, Verdict, MAX_SCENARIOS,
     PE_BUDGETS,

@@ -7,12 +7,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::calibrate::TimeScales;
 use super::error::ExplorerError;
 use super::machine::MachineParams;
 use super::memory::{compute_memory, MemoryLayout};
 use super::model::ModelConfig;
 use super::placement::{ceil_div, Placement};
+use super::scales::TimeScales;
 use super::stages::{
     emit_stages, Ctx, Emit, MachineConsts, ModelConsts, Stage, StageGroup, Tokens, Totals,
 };

@@ -8,10 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::calibrate::TimeScales;
 use super::machine::{FabricLevel, Level, MachineParams};
 use super::model::ModelConfig;
 use super::placement::{ceil_div, Placement};
+use super::scales::TimeScales;
 use super::topology::{FfnShardScope, KvShardMode, Mode, RingVariant, TopologyConfig};
 
 /// Name of a stage, serialized as in the model document (`attn_qkv`, `moe_dispatch`, ...).

@@ -13,7 +13,7 @@ use super::explore::{
 };
 use super::rank_filter::check_rank_filter;
 use super::scenarios::{parse_scenario, Scenario};
-use super::source::{Source, SourceError};
+use super::source::{Source, SourceError, REPORT_TRACES};
 use super::timeline::TimeWindow;
 use crate::explorer::{
     EfficiencyMode, Mode, Scope, TopologyConfig, MACHINE_PRESETS, MAX_BATCH, MAX_DEGREE,
@@ -665,6 +665,20 @@ pub fn dropped_notice(dropped: &[Dropped]) -> Option<String> {
     ))
 }
 
+/// The link a report prints, relative to its folder: the page with `settings` (their
+/// attribution keys) and `src=traces/`.
+pub fn report_link(settings: &TraceLink) -> String {
+    let link = Link {
+        view: View::Trace,
+        trace: TraceLink {
+            src: Some(Source::Folder(REPORT_TRACES.to_string())),
+            ..settings.clone()
+        },
+        ..Link::default()
+    };
+    format!("index.html{}", link.fragment())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -853,6 +867,22 @@ mod tests {
                 "src",
                 "a URL of another site: links open traces of this page's own site only"
             )
+        );
+        // A report's link: its settings and src=traces/, read back the same.
+        let link = report_link(&TraceLink {
+            preset: crate::attribution::Preset::High,
+            phases: true,
+            ..TraceLink::default()
+        });
+        assert_eq!(
+            link,
+            "index.html#v=1&view=trace&preset=high&phases=1&src=traces/"
+        );
+        let (parsed, dropped) = Link::parse(link.trim_start_matches("index.html"));
+        assert!(dropped.is_empty());
+        assert_eq!(
+            parsed.trace.src,
+            Some(Source::Folder(REPORT_TRACES.to_string()))
         );
         // A tab, newline, carriage return or backslash the browser would drop or turn
         // into `/` (making `//evil.example/`): refused as not a path of this site.

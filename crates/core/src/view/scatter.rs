@@ -4,13 +4,14 @@
 //! configurations (optionally) as faded grey crosses. Points that land on the same
 //! pixel are drawn once, so 28,800 configurations cost a few thousand shapes.
 
+use serde::{Deserialize, Serialize};
+
 use super::charts::log_ticks;
 use super::explore::{
     category_color, efficiency_color, knobs_text, latency_text, why_not, ColorBy, Points, FEASIBLE,
     FRONTIER, WITHIN_SLA,
 };
 use super::format::format_duration;
-use super::scenarios::Marker;
 use super::scene::{palette, HAlign, Rgba, Scene, VAlign};
 use crate::explorer::SweepRequest;
 
@@ -280,6 +281,27 @@ pub struct ScatterSpec<'a> {
     pub color_by: ColorBy,
     /// Scenarios' frontiers drawn over the sweep (the sweep's points fade behind them).
     pub overlays: &'a [Overlay],
+}
+
+/// How a frontier is marked on the scatter (each scenario its own shape).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Marker {
+    Circle,
+    Square,
+    Triangle,
+    Diamond,
+}
+
+impl Marker {
+    /// The same shape as text, for the legend.
+    pub fn glyph(self) -> &'static str {
+        match self {
+            Marker::Circle => "●",
+            Marker::Square => "■",
+            Marker::Triangle => "▲",
+            Marker::Diamond => "◆",
+        }
+    }
 }
 
 /// A scenario's frontier on the scatter.

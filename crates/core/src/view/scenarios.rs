@@ -12,7 +12,7 @@ use crate::explorer::{
 };
 
 use super::explore::{latency_text, resolve, ExploreSettings, FieldError};
-use super::scatter::Overlay;
+use super::scatter::{Marker, Overlay};
 use super::scene::{palette, Rgba};
 
 /// Settings kept under a name (empty: named after what sets it apart).
@@ -322,27 +322,6 @@ pub fn run_scenarios(list: &[Scenario]) -> Result<ScenarioReport, FieldError> {
         comparison: compare_frontiers(&lines),
         scenarios,
     })
-}
-
-/// How a scenario's frontier is marked on the scatter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Marker {
-    Circle,
-    Square,
-    Triangle,
-    Diamond,
-}
-
-impl Marker {
-    /// The same shape as text, for the legend.
-    pub fn glyph(self) -> &'static str {
-        match self {
-            Marker::Circle => "●",
-            Marker::Square => "■",
-            Marker::Triangle => "▲",
-            Marker::Diamond => "◆",
-        }
-    }
 }
 
 /// Scenario `i`'s colour and marker: Okabe–Ito colours apart from the efficiency ramp's

@@ -6,8 +6,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::permalink::{Link, TraceLink, View};
-
 /// The file a folder source lists its traces in.
 pub const INDEX_FILE: &str = "index.json";
 
@@ -222,20 +220,6 @@ pub fn report_names(inputs: &[ReportInput]) -> Result<Vec<String>, SourceError> 
     Ok(names)
 }
 
-/// The link a report prints, relative to its folder: the page with `settings` (their
-/// attribution keys) and `src=traces/`.
-pub fn report_link(settings: &TraceLink) -> String {
-    let link = Link {
-        view: View::Trace,
-        trace: TraceLink {
-            src: Some(Source::Folder(REPORT_TRACES.to_string())),
-            ..settings.clone()
-        },
-        ..Link::default()
-    };
-    format!("index.html{}", link.fragment())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,17 +355,5 @@ mod tests {
             report_names(&twice),
             Err(SourceError::SameName("rank0.json".into()))
         );
-        let link = report_link(&TraceLink {
-            preset: crate::attribution::Preset::High,
-            phases: true,
-            ..TraceLink::default()
-        });
-        assert_eq!(
-            link,
-            "index.html#v=1&view=trace&preset=high&phases=1&src=traces/"
-        );
-        let (parsed, dropped) = Link::parse(link.trim_start_matches("index.html"));
-        assert!(dropped.is_empty());
-        assert_eq!(parsed.trace.src, Some(folder));
     }
 }
