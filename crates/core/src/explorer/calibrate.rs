@@ -620,8 +620,8 @@ mod tests {
         assert!(row.error_after_pct.abs() < 1e-9, "{row:?}");
     }
 
-    #[test]
-    fn two_measurements_fit_the_geometric_mean_of_their_ratios() {
+    /// The fit to the first two mixed configurations, measured at `k` times the model.
+    fn fit_two_measured_at(k: [f64; 2]) -> Calibration {
         let (model, machine) = setup();
         let configs = &mixed()[..2];
         let before = predict(
@@ -632,17 +632,22 @@ mod tests {
             configs,
         )
         .unwrap();
-        // Two and eight times slower: one common factor of four.
         let ms: Vec<Measurement> = configs
             .iter()
             .zip(&before)
-            .zip([2.0, 8.0])
+            .zip(k)
             .map(|((c, ns), k)| Measurement {
                 config: *c,
                 measured: Measured::LatencyMs(ns * k / 1e6),
             })
             .collect();
-        let fit = calibrate(&model, &machine, ScoreOptions::default(), &ms).unwrap();
+        calibrate(&model, &machine, ScoreOptions::default(), &ms).unwrap()
+    }
+
+    #[test]
+    fn two_measurements_fit_the_geometric_mean_of_their_ratios() {
+        // Two and eight times slower: one common factor of four.
+        let fit = fit_two_measured_at([2.0, 8.0]);
         assert_eq!(fit.fitted, 1);
         assert!((fit.scales.memory - 4.0).abs() < 1e-9, "{:?}", fit.scales);
         assert_eq!(fit.scales, TimeScales::uniform(fit.scales.memory));
@@ -662,26 +667,7 @@ mod tests {
     /// mean absolute percentage would rise, 22.3 % → 24.1 %, and read as a worse model).
     #[test]
     fn disagreeing_measurements_report_a_lower_error_after_the_fit() {
-        let (model, machine) = setup();
-        let configs = &mixed()[..2];
-        let before = predict(
-            &model,
-            &machine,
-            ScoreOptions::default(),
-            TimeScales::default(),
-            configs,
-        )
-        .unwrap();
-        let ms: Vec<Measurement> = configs
-            .iter()
-            .zip(&before)
-            .zip([1.37, 0.85])
-            .map(|((c, ns), k)| Measurement {
-                config: *c,
-                measured: Measured::LatencyMs(ns * k / 1e6),
-            })
-            .collect();
-        let fit = calibrate(&model, &machine, ScoreOptions::default(), &ms).unwrap();
+        let fit = fit_two_measured_at([1.37, 0.85]);
         let (a, b) = (1.37f64.ln(), 0.85f64.ln());
         let common = (a + b) / 2.0;
         assert!((fit.scales.compute - common.exp()).abs() < 1e-9);
