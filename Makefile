@@ -109,15 +109,15 @@ test: setup
 	@start=$$(date +%s); \
 	step() { echo; echo "==> $$*"; }; \
 	step "cargo fmt --all --check"; cargo fmt --all --check; \
-	step "documents: every relative link resolves, every page hook listed"; python3 scripts/check_links.py; \
-	step "no file-level import cycle in any crate"; python3 scripts/import_cycles.py; \
+	step "documents: every relative link resolves, every page hook listed"; python3 scripts/test/check_links.py; \
+	step "no file-level import cycle in any crate"; python3 scripts/test/import_cycles.py; \
 	step "clippy (native, whole workspace)"; cargo clippy --workspace --all-targets -- -D warnings; \
 	step "clippy (wasm32, web crate)"; cargo clippy -p shardscope-web --target $(WASM_TARGET) --all-targets -- -D warnings; \
 	step "native tests (core + cli)"; cargo test; \
 	step "Python package (wheel, pytest)"; $(MAKE) pytest; \
 	step "wasm tests in headless Chromium"; $(WASM_TEST_ENV) cargo test -p shardscope-web --target $(WASM_TARGET); \
 	step "release build (trunk)"; trunk build --release; \
-	step "browser tests (Playwright) against dist/"; scripts/e2e.sh; \
+	step "browser tests (Playwright) against dist/"; scripts/test/e2e.sh; \
 	echo; echo "make test: all passed in $$(( $$(date +%s) - start )) s"
 
 # The Python package: the abi3 wheel (CPython >= 3.10) in target/wheels/, built by maturin
@@ -136,7 +136,7 @@ pytest: wheel
 
 # Browser tests only (rebuilds dist/ first).
 e2e: build
-	scripts/e2e.sh
+	scripts/test/e2e.sh
 
 # ---- fuzzing ------------------------------------------------------------------------
 
@@ -173,7 +173,7 @@ fuzz: rust-tools cargo-fuzz-cli
 # ---- mutation testing (not part of `make test`) -----------------------------------
 
 # cargo-mutants over the files whose every rule is parity-critical, each group of files
-# with the core's tests that exercise it (scripts/mutants.sh; the scores and the reasons
+# with the core's tests that exercise it (scripts/test/mutants.sh; the scores and the reasons
 # for the survivors are in the README and docs/mutants-equivalent.md). One job: the machines
 # have two cores. Results in mutants.out/<group>/. A subset: `make mutants
 # MUTANTS_GROUPS=phases` (groups: attribution phases explorer json record).
@@ -188,16 +188,16 @@ cargo-mutants-cli:
 	fi
 
 mutants: rust-tools cargo-mutants-cli
-	@MUTANTS_JOBS=$(MUTANTS_JOBS) scripts/mutants.sh $(MUTANTS_GROUPS)
+	@MUTANTS_JOBS=$(MUTANTS_JOBS) scripts/test/mutants.sh $(MUTANTS_GROUPS)
 
 # ---- benchmarks ---------------------------------------------------------------------
 
 # The trace benchmark (against stormlog 0.4.3 from PyPI, installed into .tools/ when
-# missing) and the explorer benchmark. See scripts/bench.sh.
+# missing) and the explorer benchmark. See scripts/bench/bench.sh.
 bench: rust-tools py-venv
-	scripts/bench.sh
+	scripts/bench/bench.sh
 
-# The browser's figures (scripts/bench-web.mjs) on the traces `make bench` generates.
+# The browser's figures (scripts/bench/bench-web.mjs) on the traces `make bench` generates.
 bench-web: build
 	cargo build --release --quiet -p shardscope-bench -p shardscope-cli
 	@mkdir -p bench-data
@@ -206,4 +206,4 @@ bench-web: build
 	@[ -s bench-data/trace-64x3125.json ] || target/release/shardscope-bench gen-trace bench-data/trace-64x3125.json --ranks 64 --samples 3125
 	@[ -s bench-data/trace-64x3100.json ] || target/release/shardscope-bench gen-trace bench-data/trace-64x3100.json --ranks 64 --samples 3100
 	COMPARE=bench-data/trace-64x3125.json,bench-data/trace-64x3100.json \
-	  node scripts/bench-web.mjs dist bench-data/trace-16x12500.json bench-data/trace-32x31500.json
+	  node scripts/bench/bench-web.mjs dist bench-data/trace-16x12500.json bench-data/trace-32x31500.json

@@ -1,5 +1,5 @@
 //! Offline use: register the service worker the build writes (`sw.js`, from
-//! scripts/offline.py), which precaches this build so the page, its workers and the
+//! scripts/build/offline.py), which precaches this build so the page, its workers and the
 //! example work without a network after one visit. When a newer build takes over while
 //! this page is open, `update_ready` turns on and the page offers a reload.
 

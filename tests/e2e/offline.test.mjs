@@ -21,7 +21,7 @@ function deploy(dir, mark) {
   cpSync(path.join(ROOT, 'dist'), dir, { recursive: true });
   const index = path.join(dir, 'index.html');
   writeFileSync(index, readFileSync(index, 'utf8').replace('<title>Shardscope</title>', `<title>Shardscope</title><meta name="deploy" content="${mark}">`));
-  execFileSync('python3', [path.join(ROOT, 'scripts/offline.py'), dir]);
+  execFileSync('python3', [path.join(ROOT, 'scripts/build/offline.py'), dir]);
 }
 
 export const tests = [

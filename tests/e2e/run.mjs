@@ -2,7 +2,7 @@
 //
 //   node tests/e2e/run.mjs BASE_URL [NAME_FILTER]
 //
-// BASE_URL serves dist/ (scripts/e2e.sh starts a server and calls this). Every
+// BASE_URL serves dist/ (scripts/test/e2e.sh starts a server and calls this). Every
 // tests/e2e/*.test.mjs exports `tests`: [{ name, run({ page, context, baseUrl, expectConsoleErrors }) }].
 // Each test gets a fresh browser profile. A test fails on a thrown error, on a timeout,
 // or on any console error / uncaught page error it did not declare as expected.
@@ -75,7 +75,7 @@ async function runOne(test) {
         baseUrl,
         // Declare console errors this test provokes on purpose (regexps).
         expectConsoleErrors: (...patterns) => expected.push(...patterns),
-        // dist/ served under a sub-path (scripts/e2e.sh), e.g. http://127.0.0.1:PORT/shardscope/.
+        // dist/ served under a sub-path (scripts/test/e2e.sh), e.g. http://127.0.0.1:PORT/shardscope/.
         subpathUrl: process.env.E2E_SUBPATH_URL || '',
         // Run `fn` when the test ends, passed or not (a server it started).
         onCleanup: (fn) => cleanups.push(async () => fn()),

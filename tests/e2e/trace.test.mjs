@@ -626,7 +626,7 @@ with tarfile.open(tp, 'w:gz') as t:
   {
     name: 'dist/ works under a sub-path of a static host',
     async run({ page, subpathUrl }) {
-      assert.ok(subpathUrl, 'scripts/e2e.sh serves dist/ under a sub-path');
+      assert.ok(subpathUrl, 'scripts/test/e2e.sh serves dist/ under a sub-path');
       await open(page, subpathUrl);
       assert.ok(page.url().startsWith(subpathUrl));
       await loadExample(page);

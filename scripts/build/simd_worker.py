@@ -8,7 +8,7 @@ Trunk cannot give one of its builds other compiler flags, so this runs the same 
 steps it runs for the worker: cargo (in a target folder of its own, so the two builds do
 not rebuild each other), wasm-bindgen --target no-modules, wasm-opt -O3.
 Release builds only: a debug build has the scalar worker alone (the page falls back).
-Usage: scripts/simd_worker.py [DIR]   (default: $TRUNK_STAGING_DIR)
+Usage: scripts/build/simd_worker.py [DIR]   (default: $TRUNK_STAGING_DIR)
 """
 import os
 import shutil
@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TARGET = "wasm32-unknown-unknown"
 TARGET_DIR = os.path.join(ROOT, "target", "simd128")
 NAME = "worker_simd"

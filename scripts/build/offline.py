@@ -16,7 +16,7 @@ the page work offline after one visit, written into dist/ as `sw.js`.
 - Only the precached files and page loads are answered from the cache; everything else
   (a link's traces, kept recent traces) goes to the network or its own cache untouched.
 
-Usage: scripts/offline.py [DIR]   (default: $TRUNK_STAGING_DIR)
+Usage: scripts/build/offline.py [DIR]   (default: $TRUNK_STAGING_DIR)
 """
 
 import hashlib
@@ -32,7 +32,7 @@ SW = "sw.js"
 # The smallest module with a SIMD instruction: the page's probe (src/app/worker_module.rs).
 SIMD_PROBE = [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8,
               0, 65, 0, 253, 15, 253, 98, 11]
-# The two builds of the worker (scripts/simd_worker.py), each precached only where it runs.
+# The two builds of the worker (scripts/build/simd_worker.py), each precached only where it runs.
 SCALAR_FILES = ["worker.js", "worker_bg.wasm"]
 SIMD_FILES = ["worker_simd.js", "worker_simd_bg.wasm"]
 # Never precached: the service worker itself (the browser fetches it fresh).
@@ -49,7 +49,7 @@ def files_of(root: str) -> list:
     return sorted(out)
 
 
-TEMPLATE = r"""// Shardscope's service worker, written by scripts/offline.py for one build: do not edit.
+TEMPLATE = r"""// Shardscope's service worker, written by scripts/build/offline.py for one build: do not edit.
 // Precaches this build's files (each checked against its integrity hash) in a cache of
 // its own, answers page loads and those files from it, and leaves everything else alone.
 const VERSION = "__VERSION__";

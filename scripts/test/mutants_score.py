@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The per-file mutation scores of `make mutants` (scripts/mutants.sh), from every
+"""The per-file mutation scores of `make mutants` (scripts/test/mutants.sh), from every
 mutants.out/<group>/mutants.out/{caught,missed,timeout,unviable}.txt.
 
 score = caught / viable, where caught includes timeouts (as cargo-mutants counts them)
@@ -8,7 +8,7 @@ unable to change behaviour. A listed mutant is matched by file, mutation and the
 the mutated line (not its number), so the list survives code moving. Unviable mutants do
 not build and say nothing about the tests.
 
-    python3 scripts/mutants_score.py            the table, then every unlisted survivor
+    python3 scripts/test/mutants_score.py            the table, then every unlisted survivor
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NAME = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<desc>.*)$")
 # previously_caught.txt: what an `--iterate` run skipped because an earlier run caught it.
 KINDS = ("caught", "previously_caught", "timeout", "missed", "unviable")

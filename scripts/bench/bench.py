@@ -1,6 +1,6 @@
 """`make bench`'s trace table: shardscope against stormlog 0.4.3 on the same files.
 
-Usage: python3 scripts/bench.py TRACE... (scripts/bench.sh builds everything first)
+Usage: python3 scripts/bench/bench.py TRACE... (scripts/bench/bench.sh builds everything first)
 
 For every trace, in this one run:
 - shardscope natively, the whole `shardscope attribute` process: wall time (median of 5),
@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLI = os.path.join(ROOT, "target/release/shardscope")
 WASM = os.path.join(ROOT, "target/wasm32-wasip1/release/shardscope-bench.wasm")
 PYTHON = os.path.join(ROOT, ".tools/stormlog-venv/bin/python")
@@ -56,7 +56,7 @@ def shardscope(trace, out):
 def wasm(trace):
     if not os.path.exists(WASM):
         return None
-    cmd = ["node", "--no-warnings", "scripts/wasi-run.mjs", WASM, "trace", trace, "--runs", "1", "--sequential"]
+    cmd = ["node", "--no-warnings", "scripts/bench/wasi-run.mjs", WASM, "trace", trace, "--runs", "1", "--sequential"]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     # Node 20's WASI may crash while tearing a big instance down, after the figures.
     match = re.search(r"end to end:\s+([0-9.]+) s", proc.stdout)
@@ -67,7 +67,7 @@ def stormlog(trace, out):
     if not os.path.exists(PYTHON):
         return None
     with open(out + ".txt", "wb") as handle:
-        wall, peak, code, err = run([PYTHON, "scripts/stormlog_reference.py", trace, out], handle)
+        wall, peak, code, err = run([PYTHON, "scripts/bench/stormlog_reference.py", trace, out], handle)
     if code != 0:
         print(f"stormlog failed on {trace}: {err.strip()[-300:]}", file=sys.stderr)
         return None

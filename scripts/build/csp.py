@@ -10,7 +10,7 @@ Content-Security-Policy on any static host.
 - Every local <script src>, stylesheet and preload must carry an integrity hash, or
   the build fails.
 
-Usage: scripts/csp.py [DIR]   (default: $TRUNK_STAGING_DIR)
+Usage: scripts/build/csp.py [DIR]   (default: $TRUNK_STAGING_DIR)
 """
 
 import base64

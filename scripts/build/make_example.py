@@ -10,7 +10,7 @@ What the attribution should find in it (medium preset):
     steps 2, 5 and 8, with markers (only 4 of 16 ranks in sync);
   - suspect: a synchronous 640 MiB spike on every rank in step 6's optimizer phase with no
     collective marker, and a lone marked spike on rank 11 in step 9.
-Deterministic (fixed seed); run `python3 scripts/make_example.py` to regenerate.
+Deterministic (fixed seed); run `python3 scripts/build/make_example.py` to regenerate.
 """
 
 import gzip
@@ -145,7 +145,7 @@ for rank in range(RANKS):
         events.append(e)
 
 events.sort(key=lambda e: (e["timestamp_ns"], e["rank"]))
-out = Path(__file__).resolve().parent.parent / "public" / "examples" / "example-16-ranks.json.gz"
+out = Path(__file__).resolve().parents[2] / "public" / "examples" / "example-16-ranks.json.gz"
 data = json.dumps(events, separators=(", ", ": ")).encode()
 with open(out, "wb") as f:
     # mtime=0: the same bytes on every run.

@@ -1,6 +1,6 @@
 """`make bench`'s Python figures (issue 37): the package against the CLI and stormlog 0.4.3.
 
-Usage: .tools/py-venv/bin/python scripts/bench_python.py TRACE JOBS_DIR CLI
+Usage: .tools/py-venv/bin/python scripts/bench/bench_python.py TRACE JOBS_DIR CLI
 
 - the fast path `shardscope.attribute(TRACE)` against the CLI's wall time on the same file
   (`shardscope attribute TRACE --format json`, a process of its own) and against stormlog's

@@ -4,7 +4,7 @@ shapes as public/favicon.svg: a rounded blue square with three white bars. Pure 
 (zlib + struct), 4x4 supersampling for smooth edges. Run once when the favicon changes;
 the PNGs are committed (the build only copies them).
 
-Usage: scripts/make_icons.py [OUT_DIR]   (default: public/)
+Usage: scripts/build/make_icons.py [OUT_DIR]   (default: public/)
 """
 
 import os

@@ -4,7 +4,7 @@
 # and the explorer. Timings only; the correctness of everything is in `make test`.
 # Takes about 5 minutes, most of it stormlog on the 605 MB trace (it needs ~2.5 GB).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 data=bench-data
 mkdir -p "$data"
@@ -29,7 +29,7 @@ if [[ ! -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import stormlog' 2>/d
 fi
 
 echo "==> traces: load + attribution (medium preset), against stormlog 0.4.3 in the same run"
-python3 scripts/bench.py "$small" "$big" | tee "$data/trace-table.md"
+python3 scripts/bench/bench.py "$small" "$big" | tee "$data/trace-table.md"
 
 echo
 echo "==> parse threads: shardscope attribute --threads N, 1 to this machine's $(nproc) cores (best of 3)"
@@ -65,7 +65,7 @@ if [[ $(ls "$jobs" 2>/dev/null | wc -l) -lt 100 ]]; then
 fi
 make --no-print-directory wheel >/dev/null
 .tools/py-venv/bin/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/shardscope-*.whl
-.tools/py-venv/bin/python scripts/bench_python.py "$small" "$jobs" target/release/shardscope | tee "$data/python.md"
+.tools/py-venv/bin/python scripts/bench/bench_python.py "$small" "$jobs" target/release/shardscope | tee "$data/python.md"
 
 echo
 echo "==> each stage apart, natively (the file read into memory first; median of 5)"

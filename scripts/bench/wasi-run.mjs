@@ -1,5 +1,5 @@
 // Runs a wasm32-wasip1 command (the bench built for wasm) in Node's WASI, with the
-// current directory preopened: `node scripts/wasi-run.mjs PROGRAM.wasm ARGS...`.
+// current directory preopened: `node scripts/bench/wasi-run.mjs PROGRAM.wasm ARGS...`.
 // `make bench` uses it to time the core's parse in WebAssembly (what the browser's
 // workers run) next to the native build, on the same file.
 import { readFile } from 'node:fs/promises';

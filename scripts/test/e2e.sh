@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Serve dist/ on a free local port, run the browser tests against it, stop the server
-# (also when the tests fail or are interrupted). Usage: scripts/e2e.sh [NAME_FILTER]
+# (also when the tests fail or are interrupted). Usage: scripts/test/e2e.sh [NAME_FILTER]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 if [[ ! -f dist/index.html ]]; then
   echo "e2e: dist/index.html is missing; build first (trunk build --release)" >&2

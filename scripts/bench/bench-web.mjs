@@ -2,10 +2,10 @@
 // built dist/, each printed against its goal. Not part of `make test` (whose browser
 // tests only guard against gross regressions, at 4x these goals).
 //
-//   node scripts/bench-web.mjs DIST_DIR TRACE...
+//   node scripts/bench/bench-web.mjs DIST_DIR TRACE...
 //
 // Main-thread tasks come from a Chrome trace (every task with its length; see
-// scripts/main_thread.mjs), per scenario:
+// scripts/bench/main_thread.mjs), per scenario:
 //   - a cold page (a new browser with a new, empty profile: nothing compiled or cached)
 //     opened and given the first trace at once;
 //   - each trace chosen 2 s after its page opened (as a person would), with the worker's
@@ -21,7 +21,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
-import { CHROMIUM, CHROMIUM_ARGS } from '../tests/e2e/assert.mjs';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../tests/e2e/assert.mjs';
 import { longest, mark, MainThreadTrace } from './main_thread.mjs';
 
 const [dist, ...traces] = process.argv.slice(2);
@@ -30,7 +30,7 @@ const exploreOnly = process.env.ONLY === 'explore';
 // ONLY=compare: the comparison of COMPARE=A,B alone (issue 17's figure, run after run).
 const compareOnly = process.env.ONLY === 'compare';
 if (!dist || (traces.length === 0 && !exploreOnly && !compareOnly)) {
-  console.error('usage: node scripts/bench-web.mjs DIST_DIR TRACE...');
+  console.error('usage: node scripts/bench/bench-web.mjs DIST_DIR TRACE...');
   process.exit(2);
 }
 

@@ -9,7 +9,7 @@ item through its parent's re-export is an import of the parent. A file's unit te
 trailing `#[cfg(test)] mod …`) are left out: tests may use what sits above the code they
 test.
 
-Usage: scripts/import_cycles.py [CRATE_SRC_DIR...]   (default: every crate's src/)
+Usage: scripts/test/import_cycles.py [CRATE_SRC_DIR...]   (default: every crate's src/)
 """
 
 import os
@@ -123,7 +123,7 @@ def crate_sources(root):
 
 
 def main():
-    root = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
     sources = sys.argv[1:] or list(crate_sources(root))
     found = 0
     for src in sources:

@@ -4,15 +4,15 @@
 # only those test targets per mutant (a third of the time of the whole suite). A mutant a
 # test outside its group would catch counts as missed, so the scores are a lower bound.
 #
-#   scripts/mutants.sh                 every group
-#   scripts/mutants.sh attribution     one group (attribution, phases, explorer, json, record)
-#   MUTANTS_ARGS=--iterate scripts/mutants.sh attribution
+#   scripts/test/mutants.sh                 every group
+#   scripts/test/mutants.sh attribution     one group (attribution, phases, explorer, json, record)
+#   MUTANTS_ARGS=--iterate scripts/test/mutants.sh attribution
 #                                      only what the last run of the group did not catch
 #
 # Results: mutants.out/<group>/mutants.out/{caught,missed,timeout,unviable}.txt; the
-# per-file table at the end (scripts/mutants_score.py) is what the README quotes.
+# per-file table at the end (scripts/test/mutants_score.py) is what the README quotes.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 # group | files (cargo-mutants globs) | test targets of shardscope-core [| test filters]
 # The record group skips the two byte-range tests of trace_loading (9 of its 10 s; they
@@ -53,5 +53,5 @@ while IFS='|' read -r group files tests filters; do
 done <<< "$GROUPS_TABLE"
 
 # The per-file scores (survivors listed as equivalent in docs/mutants-equivalent.md excluded).
-python3 scripts/mutants_score.py
+python3 scripts/test/mutants_score.py
 exit $status

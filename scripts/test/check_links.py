@@ -4,7 +4,7 @@
 to a heading of that file. Web links are not fetched. And every `data-testid` the page's
 code (`src/`) names is listed in `tests/e2e/README.md`. Run by `make test`.
 
-Usage: scripts/check_links.py [ROOT]   (default: the repository)
+Usage: scripts/test/check_links.py [ROOT]   (default: the repository)
 """
 
 import os
@@ -75,7 +75,7 @@ def unlisted_hooks(root):
 
 
 def main():
-    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
     broken, checked = [], 0
     for md in markdown_files(root):
         for number, target in links(md):
