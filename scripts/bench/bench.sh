@@ -15,7 +15,7 @@ if rustup target list --installed | grep -qx wasm32-wasip1 || rustup target add 
   cargo build --release --quiet -p shardscope-bench --target wasm32-wasip1 || true
 fi
 
-# Deterministic stormlog-shaped traces (see crates/core/src/trace/synthetic.rs):
+# Deterministic stormlog-shaped traces (see crates/trace/src/trace/synthetic.rs):
 # 200k samples (16 ranks x 12,500; ~120 MB) and 1M samples (32 ranks x 31,500; ~605 MB).
 small=$data/trace-16x12500.json
 big=$data/trace-32x31500.json

@@ -5,7 +5,7 @@
 # test outside its group would catch counts as missed, so the scores are a lower bound.
 #
 #   scripts/test/mutants.sh                 every group
-#   scripts/test/mutants.sh attribution     one group (attribution, phases, explorer, json, record)
+#   scripts/test/mutants.sh attribution     one group (attribution, phases, explorer, json, record, permalink)
 #   MUTANTS_ARGS=--iterate scripts/test/mutants.sh attribution
 #                                      only what the last run of the group did not catch
 #
@@ -14,15 +14,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-# group | files (cargo-mutants globs) | test targets of shardscope-core [| test filters]
+# group | package mutated | files (cargo-mutants globs) | test targets [| test filters]
+# Each group's tests run in its own package (its unit tests, `--lib`) and in
+# shardscope-core, which holds the integration tests (`--test=…`) over every layer.
 # The record group skips the two byte-range tests of trace_loading (9 of its 10 s; they
 # test where ranges are cut, not what a record means).
 GROUPS_TABLE='
-attribution|crates/core/src/attribution/mod.rs crates/core/src/attribution/config.rs|--lib --test=attribution_edges --test=attribution_fixtures --test=attribution_props --test=tui_artifacts
-phases|crates/core/src/phases.rs|--lib --test=attribution_fixtures --test=attribution_edges --test=tui_artifacts
-explorer|crates/core/src/explorer/*.rs|--lib --test=explorer_golden --test=explorer_model --test=explorer_pareto --test=explorer_sweep|--skip sixty_four_ranks_of_ten_thousand_markers_align
-json|crates/core/src/json/*.rs|--lib --test=json_props --test=trace_loading --test=record_edges --test=attribution_fixtures --test=split_props
-record|crates/core/src/trace/record.rs|--lib --test=record_edges --test=trace_loading --test=attribution_fixtures --test=split_props --test=tui_artifacts|--skip ranges_of_any_size --skip records_longer_than_the_first_slack
+attribution|shardscope-attribution|crates/attribution/src/attribution/mod.rs crates/attribution/src/attribution/config.rs|--lib --test=attribution_edges --test=attribution_fixtures --test=attribution_props --test=tui_artifacts
+phases|shardscope-attribution|crates/attribution/src/phases.rs|--lib --test=attribution_fixtures --test=attribution_edges --test=tui_artifacts
+explorer|shardscope-explorer|crates/explorer/src/*.rs|--lib --test=explorer_golden --test=explorer_model --test=explorer_pareto --test=explorer_sweep|--skip sixty_four_ranks_of_ten_thousand_markers_align
+json|shardscope-trace|crates/trace/src/json/*.rs|--lib --test=json_props --test=trace_loading --test=record_edges --test=attribution_fixtures --test=split_props
+record|shardscope-trace|crates/trace/src/trace/record.rs|--lib --test=record_edges --test=trace_loading --test=attribution_fixtures --test=split_props --test=tui_artifacts|--skip ranges_of_any_size --skip records_longer_than_the_first_slack
+permalink|shardscope-core|crates/core/src/view/permalink.rs crates/core/src/view/source.rs|--lib --test=permalink_props
 '
 # Property tests run with fewer cases per mutant (trace_loading honours PROPTEST_CASES).
 export PROPTEST_CASES=${PROPTEST_CASES:-16}
@@ -30,7 +33,7 @@ export PROPTEST_CASES=${PROPTEST_CASES:-16}
 wanted=("$@")
 jobs=${MUTANTS_JOBS:-1}
 status=0
-while IFS='|' read -r group files tests filters; do
+while IFS='|' read -r group package files tests filters; do
   [ -n "$group" ] || continue
   if [ ${#wanted[@]} -gt 0 ] && [[ ! " ${wanted[*]} " == *" $group "* ]]; then
     continue
@@ -47,7 +50,7 @@ while IFS='|' read -r group files tests filters; do
   # shellcheck disable=SC2206 # the filters are separate words on purpose
   if [ -n "${filters:-}" ]; then filter_args=(-- -- $filters); fi
   # shellcheck disable=SC2086 # MUTANTS_ARGS is separate words on purpose
-  cargo mutants --package shardscope-core --test-package shardscope-core --jobs "$jobs" \
+  cargo mutants --package "$package" --test-package "$package,shardscope-core" --jobs "$jobs" \
     --profile mutants --output "mutants.out/$group" "${file_args[@]}" "${target_args[@]}" \
     ${MUTANTS_ARGS:-} "${filter_args[@]}" || status=$?
 done <<< "$GROUPS_TABLE"

@@ -152,7 +152,7 @@ pub fn batch_sweep(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explorer::{Mode, ScoreOptions, Scorer, TopologyConfig};
+    use crate::{Mode, ScoreOptions, Scorer, TopologyConfig};
 
     /// Ties on the metric go to the lower latency, then to the earlier configuration.
     #[test]

@@ -13,6 +13,9 @@
 //! - [`calibrate`]: the model's time scales fitted to measurements, beyond every explorer.
 //! - [`compare_frontiers`]: several scenarios' frontiers compared, beyond every explorer.
 
+// The CSV writer every export shares (the bottom layer's).
+use shardscope_text::csv_text;
+
 mod batch;
 mod calibrate;
 mod error;

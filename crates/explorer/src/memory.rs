@@ -130,7 +130,7 @@ pub(crate) fn compute_memory(c: &Ctx<'_>) -> MemoryLayout {
 
 #[cfg(test)]
 mod tests {
-    use crate::explorer::{evaluate, MachineParams, ModelConfig, ScoreOptions, TopologyConfig};
+    use crate::{evaluate, MachineParams, ModelConfig, ScoreOptions, TopologyConfig};
 
     /// An MoE model stores, per layer, its heavier FFN: the dense one when it has dense
     /// layers and they outweigh the expert shard, the experts' otherwise.

@@ -364,7 +364,7 @@ fn sensitivity(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explorer::Mode;
+    use crate::Mode;
 
     fn setup() -> (ModelConfig, MachineParams) {
         (

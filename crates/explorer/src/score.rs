@@ -434,7 +434,7 @@ impl<'a> Scorer<'a> {
         emit_stages(&ctx, self.options.emit(), &mut stages);
         let mut totals = Totals::default();
         for s in &stages {
-            crate::explorer::stages::StageSink::stage(&mut totals, s);
+            crate::stages::StageSink::stage(&mut totals, s);
         }
         let mem = compute_memory(&ctx);
         let (score, per_layer_s, efficiency) = self.finish(&topo, &placement, &totals, &mem);

@@ -254,7 +254,7 @@ impl Placement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explorer::topology::KvShardMode;
+    use crate::topology::KvShardMode;
 
     #[test]
     fn worked_example_placement() {

@@ -62,7 +62,7 @@ pub fn explore_csv(r: &ExploreReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explorer::{explore, MachineParams, Mode, ModelConfig, SweepRequest};
+    use crate::{explore, MachineParams, Mode, ModelConfig, SweepRequest};
 
     /// One sweep (a debug-build sweep is slow) read three ways: the frontier's CSV is the
     /// bytes `shardscope explore --model llama3.1-8b --mode prefill --batch 4 --format csv`
@@ -82,7 +82,7 @@ mod tests {
             all: None,
             ..r.clone()
         };
-        let want = include_str!("../../../cli/tests/snapshots/explore-prefill-csv.txt");
+        let want = include_str!("../../cli/tests/snapshots/explore-prefill-csv.txt");
         assert_eq!(explore_csv(&frontier_only), want);
 
         let text = explore_csv(&r);
