@@ -275,35 +275,40 @@ fn assert_rows_are_stormlogs(rows: &[IntervalRow], expected: &str, what: &str) {
             .iter()
             .map(|r| r.as_str().unwrap())
             .collect();
-        assert_eq!(row.reason_codes, reasons, "{at}");
-        assert_eq!(row.marker_hits, e["marker_hits"].as_u64().unwrap(), "{at}");
+        let codes: Vec<&str> = row.reason_codes.iter().map(|c| c.as_str()).collect();
+        assert_eq!(codes, reasons, "{at}");
         assert_eq!(
-            row.synchronized_ranks,
+            row.evidence.marker_hits,
+            e["marker_hits"].as_u64().unwrap(),
+            "{at}"
+        );
+        assert_eq!(
+            row.evidence.synchronized_ranks,
             e["synchronized_ranks"].as_u64().unwrap(),
             "{at}"
         );
         assert_eq!(
-            row.expected_world_size,
+            row.evidence.expected_world_size,
             e["expected_world_size"].as_i64().unwrap(),
             "{at}"
         );
         assert_eq!(
-            row.synchrony_ratio.to_bits(),
+            row.evidence.synchrony_ratio.to_bits(),
             e["synchrony_ratio"].as_f64().unwrap().to_bits(),
             "{at}"
         );
         assert_eq!(
-            row.peak_gap_bytes,
+            row.evidence.peak_gap_bytes,
             e["peak_gap_bytes"].as_i64().unwrap(),
             "{at}"
         );
         assert_eq!(
-            row.peak_gap_ratio.map(f64::to_bits),
+            row.evidence.peak_gap_ratio.map(f64::to_bits),
             e["peak_gap_ratio"].as_f64().map(f64::to_bits),
             "{at}"
         );
         assert_eq!(
-            row.robust_zscore.to_bits(),
+            row.evidence.robust_zscore.to_bits(),
             e["robust_zscore"].as_f64().unwrap().to_bits(),
             "{at}"
         );
@@ -344,9 +349,9 @@ fn load_request_matches_stormlog_on_a_fixture() {
     assert_eq!(first.interval_end_ns, 1_700_000_002_130_000_000);
     assert_eq!(first.classification, Classification::CollectiveConfident);
     assert_eq!(first.confidence, 1.0);
-    assert_eq!(first.peak_gap_bytes, 1_610_612_736);
-    assert_eq!(first.peak_gap_ratio, Some(0.09375));
-    assert_eq!(first.robust_zscore, 683.0136);
+    assert_eq!(first.evidence.peak_gap_bytes, 1_610_612_736);
+    assert_eq!(first.evidence.peak_gap_ratio, Some(0.09375));
+    assert_eq!(first.evidence.robust_zscore, 683.0136);
     assert_eq!(
         report.files,
         vec![("sync_markers_type.json".to_string(), trace.len() as u64)]

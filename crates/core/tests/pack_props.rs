@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use shardscope_core::analysis::row::{pack_rows, unpack_rows};
 use shardscope_core::analysis::{IntervalRow, PhaseLabel};
-use shardscope_core::attribution::Classification;
+use shardscope_core::attribution::{Classification, Evidence, ReasonCode};
 use shardscope_core::view::explore::Points;
 use shardscope_core::view::lod::{overview_from_bytes, overview_to_bytes, LaneWindow, WindowData};
 
@@ -127,7 +127,7 @@ fn row() -> impl Strategy<Value = IntervalRow> {
         (any::<i64>(), any::<i64>(), any::<i64>()),
         prop::sample::select(Classification::ALL.to_vec()),
         any::<f64>(),
-        prop::collection::vec(text(), 0..4),
+        prop::collection::vec(prop::sample::select(ReasonCode::ALL.to_vec()), 0..4),
         (any::<u64>(), any::<u64>(), any::<i64>()),
         (
             any::<f64>(),
@@ -153,13 +153,15 @@ fn row() -> impl Strategy<Value = IntervalRow> {
                 classification,
                 confidence,
                 reason_codes,
-                marker_hits,
-                synchronized_ranks,
-                expected_world_size,
-                synchrony_ratio,
-                peak_gap_bytes,
-                peak_gap_ratio,
-                robust_zscore,
+                evidence: Evidence {
+                    marker_hits,
+                    synchronized_ranks,
+                    expected_world_size,
+                    synchrony_ratio,
+                    peak_gap_bytes,
+                    peak_gap_ratio,
+                    robust_zscore,
+                },
                 phase,
             },
         )
@@ -171,15 +173,18 @@ fn row_bits(r: &IntervalRow) -> String {
         "{:?} {:x} {:x} {:?} {:x} {:?}",
         IntervalRow {
             confidence: 0.0,
-            synchrony_ratio: 0.0,
-            peak_gap_ratio: None,
-            robust_zscore: 0.0,
+            evidence: Evidence {
+                synchrony_ratio: 0.0,
+                peak_gap_ratio: None,
+                robust_zscore: 0.0,
+                ..r.evidence
+            },
             ..r.clone()
         },
         r.confidence.to_bits(),
-        r.synchrony_ratio.to_bits(),
-        r.peak_gap_ratio.map(f64::to_bits),
-        r.robust_zscore.to_bits(),
+        r.evidence.synchrony_ratio.to_bits(),
+        r.evidence.peak_gap_ratio.map(f64::to_bits),
+        r.evidence.robust_zscore.to_bits(),
         r.phase,
     )
 }

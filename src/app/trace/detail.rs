@@ -171,8 +171,8 @@ fn Explanation(
                 .iter()
                 .map(|code| view! {
                     <li>
-                        <code>{code.clone()}</code>
-                        <span>{reason_sentence(code)}</span>
+                        <code>{code.as_str()}</code>
+                        <span>{reason_sentence(*code)}</span>
                     </li>
                 })
                 .collect_view()}

@@ -305,7 +305,7 @@ impl Interval for IntervalRow {
         self.classification
     }
     fn peak_gap_bytes(&self) -> i64 {
-        self.peak_gap_bytes
+        self.evidence.peak_gap_bytes
     }
 }
 

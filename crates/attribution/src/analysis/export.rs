@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::row::phase_label;
-use crate::attribution::AttributionResult;
+use crate::attribution::{AttributionResult, ReasonCode};
 use crate::clocks::Alignment;
 use crate::csv_text::CsvText;
 
@@ -46,7 +46,7 @@ pub fn to_csv(results: &[AttributionResult]) -> String {
             e.peak_gap_bytes.to_string(),
             e.peak_gap_ratio.map(|x| x.to_string()).unwrap_or_default(),
             e.robust_zscore.to_string(),
-            r.reason_codes.join(";"),
+            ReasonCode::join(&r.reason_codes, ";"),
             phase_text(r),
         ]);
     }
@@ -92,7 +92,7 @@ pub fn to_columns(results: &[AttributionResult]) -> ResultColumns {
         c.peak_gap_bytes.push(e.peak_gap_bytes);
         c.peak_gap_ratio.push(e.peak_gap_ratio);
         c.robust_zscore.push(e.robust_zscore);
-        c.reason_codes.push(r.reason_codes.join(";"));
+        c.reason_codes.push(ReasonCode::join(&r.reason_codes, ";"));
         c.phase_path.push(phase_label(r).map(|p| p.label()));
     }
     c
@@ -147,7 +147,7 @@ pub fn to_table(results: &[AttributionResult]) -> String {
                 .map(|x| format!("{x:.4}"))
                 .unwrap_or_else(|| "-".into()),
             format!("{:.1}", e.robust_zscore),
-            r.reason_codes.join(","),
+            ReasonCode::join(&r.reason_codes, ","),
         ];
         if with_phases {
             row.push(phase_text(r));

@@ -72,13 +72,15 @@ fn interval(out: &mut Vec<String>, r: &IntervalRow) {
         quoted(r.classification.as_str()),
         number(r.confidence),
         serde_json::to_string(&r.reason_codes).unwrap_or_else(|_| "[]".to_string()),
-        r.marker_hits,
-        r.synchronized_ranks,
-        r.expected_world_size,
-        number(r.synchrony_ratio),
-        r.peak_gap_bytes,
-        r.peak_gap_ratio.map_or_else(|| "null".to_string(), number),
-        number(r.robust_zscore),
+        r.evidence.marker_hits,
+        r.evidence.synchronized_ranks,
+        r.evidence.expected_world_size,
+        number(r.evidence.synchrony_ratio),
+        r.evidence.peak_gap_bytes,
+        r.evidence
+            .peak_gap_ratio
+            .map_or_else(|| "null".to_string(), number),
+        number(r.evidence.robust_zscore),
         r.interval_start_ns,
         r.interval_end_ns,
     );

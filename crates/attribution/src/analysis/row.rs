@@ -1,10 +1,10 @@
-//! One attributed interval flattened for display: plain 64-bit times, reason codes as
-//! strings and the phase as a [`PhaseLabel`]. This is what the page's table, detail
+//! One attributed interval flattened for display: plain 64-bit times, stormlog's
+//! [`Evidence`] as it is, and the phase as a [`PhaseLabel`]. This is what the page's table, detail
 //! panel and timeline bands show, and what the worker sends it.
 
 use serde::{Deserialize, Serialize};
 
-use crate::attribution::{AttributionResult, Classification};
+use crate::attribution::{AttributionResult, Classification, Evidence, ReasonCode};
 use crate::phases::PhaseAttribution;
 
 /// Where an interval happened, as far as phase attribution can tell.
@@ -57,14 +57,10 @@ pub struct IntervalRow {
     pub classification: Classification,
     /// Rounded to 3 places, as stormlog reports it.
     pub confidence: f64,
-    pub reason_codes: Vec<String>,
-    pub marker_hits: u64,
-    pub synchronized_ranks: u64,
-    pub expected_world_size: i64,
-    pub synchrony_ratio: f64,
-    pub peak_gap_bytes: i64,
-    pub peak_gap_ratio: Option<f64>,
-    pub robust_zscore: f64,
+    pub reason_codes: Vec<ReasonCode>,
+    /// stormlog's evidence for the interval, unchanged.
+    #[serde(flatten)]
+    pub evidence: Evidence,
     /// With phases on: the phase the spike happened in.
     pub phase: Option<PhaseLabel>,
 }
@@ -87,33 +83,28 @@ impl IntervalRow {
             classification: class,
             confidence: 0.9,
             reason_codes: vec![],
-            marker_hits: 1,
-            synchronized_ranks: 2,
-            expected_world_size: 2,
-            synchrony_ratio: 1.0,
-            peak_gap_bytes: 100,
-            peak_gap_ratio: None,
-            robust_zscore: 5.0,
+            evidence: Evidence {
+                marker_hits: 1,
+                synchronized_ranks: 2,
+                expected_world_size: 2,
+                synchrony_ratio: 1.0,
+                peak_gap_bytes: 100,
+                peak_gap_ratio: None,
+                robust_zscore: 5.0,
+            },
             phase: None,
         }
     }
 
     pub fn from_result(result: &AttributionResult) -> IntervalRow {
-        let e = &result.evidence;
         IntervalRow {
             rank: result.rank,
             interval_start_ns: saturate(result.interval_start_ns),
             interval_end_ns: saturate(result.interval_end_ns),
             classification: result.classification,
             confidence: result.confidence,
-            reason_codes: result.reason_codes.iter().map(|r| r.to_string()).collect(),
-            marker_hits: e.marker_hits,
-            synchronized_ranks: e.synchronized_ranks,
-            expected_world_size: e.expected_world_size,
-            synchrony_ratio: e.synchrony_ratio,
-            peak_gap_bytes: e.peak_gap_bytes,
-            peak_gap_ratio: e.peak_gap_ratio,
-            robust_zscore: e.robust_zscore,
+            reason_codes: result.reason_codes.clone(),
+            evidence: result.evidence.clone(),
             phase: phase_label(result),
         }
     }
@@ -124,8 +115,8 @@ impl IntervalRow {
 }
 
 /// Rows as bytes for `postMessage` (see [`crate::pack`]); [`unpack_rows`] reverses it
-/// exactly (every `f64` bit for bit). Repeated strings (reason codes, phase paths) are
-/// stored once.
+/// exactly (every `f64` bit for bit). A reason code is one byte; repeated phase paths
+/// are stored once.
 pub fn pack_rows(rows: &[IntervalRow]) -> Vec<u8> {
     use crate::pack::Writer;
     /// Writes `items` as ids into `table`, adding the strings not yet in it.
@@ -153,15 +144,19 @@ pub fn pack_rows(rows: &[IntervalRow]) -> Vec<u8> {
             .unwrap_or(0);
         body.u8(class as u8);
         body.f64(r.confidence);
-        list(&mut body, &r.reason_codes, &mut table);
-        body.u64(r.marker_hits);
-        body.u64(r.synchronized_ranks);
-        body.i64(r.expected_world_size);
-        body.f64(r.synchrony_ratio);
-        body.i64(r.peak_gap_bytes);
-        body.u8(u8::from(r.peak_gap_ratio.is_some()));
-        body.f64(r.peak_gap_ratio.unwrap_or(0.0));
-        body.f64(r.robust_zscore);
+        body.u32(r.reason_codes.len() as u32);
+        for code in &r.reason_codes {
+            body.u8(*code as u8);
+        }
+        let e = &r.evidence;
+        body.u64(e.marker_hits);
+        body.u64(e.synchronized_ranks);
+        body.i64(e.expected_world_size);
+        body.f64(e.synchrony_ratio);
+        body.i64(e.peak_gap_bytes);
+        body.u8(u8::from(e.peak_gap_ratio.is_some()));
+        body.f64(e.peak_gap_ratio.unwrap_or(0.0));
+        body.f64(e.robust_zscore);
         match &r.phase {
             None => body.u8(0),
             Some(PhaseLabel::Unique(path)) => {
@@ -207,7 +202,12 @@ pub fn unpack_rows(bytes: &[u8]) -> Option<Vec<IntervalRow>> {
             let (rank, interval_start_ns, interval_end_ns) = (r.i64()?, r.i64()?, r.i64()?);
             let classification = *Classification::ALL.get(r.u8()? as usize).ok_or(Malformed)?;
             let confidence = r.f64()?;
-            let reason_codes = list(r)?;
+            let reason_codes = (0..r.count(1)?)
+                .map(|_| {
+                    let index = r.u8()? as usize;
+                    ReasonCode::ALL.get(index).copied().ok_or(Malformed)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
             let (marker_hits, synchronized_ranks) = (r.u64()?, r.u64()?);
             let expected_world_size = r.i64()?;
             let synchrony_ratio = r.f64()?;
@@ -230,13 +230,15 @@ pub fn unpack_rows(bytes: &[u8]) -> Option<Vec<IntervalRow>> {
                 classification,
                 confidence,
                 reason_codes,
-                marker_hits,
-                synchronized_ranks,
-                expected_world_size,
-                synchrony_ratio,
-                peak_gap_bytes,
-                peak_gap_ratio: has_ratio.then_some(ratio),
-                robust_zscore,
+                evidence: Evidence {
+                    marker_hits,
+                    synchronized_ranks,
+                    expected_world_size,
+                    synchrony_ratio,
+                    peak_gap_bytes,
+                    peak_gap_ratio: has_ratio.then_some(ratio),
+                    robust_zscore,
+                },
                 phase,
             });
         }
@@ -258,14 +260,16 @@ mod tests {
             interval_end_ns: i64::MAX,
             classification: Classification::ALL[rank as usize % 3],
             confidence: 0.1 + 0.2,
-            reason_codes: vec!["marker_overlap".into(), format!("r{rank}")],
-            marker_hits: u64::MAX,
-            synchronized_ranks: 3,
-            expected_world_size: 4,
-            synchrony_ratio: -0.0,
-            peak_gap_bytes: i64::MIN,
-            peak_gap_ratio: ratio,
-            robust_zscore: f64::MIN_POSITIVE,
+            reason_codes: ReasonCode::ALL[rank as usize % 7..].to_vec(),
+            evidence: Evidence {
+                marker_hits: u64::MAX,
+                synchronized_ranks: 3,
+                expected_world_size: 4,
+                synchrony_ratio: -0.0,
+                peak_gap_bytes: i64::MIN,
+                peak_gap_ratio: ratio,
+                robust_zscore: f64::MIN_POSITIVE,
+            },
             phase,
         };
         let rows = vec![
@@ -285,7 +289,10 @@ mod tests {
         let bytes = pack_rows(&rows);
         let back = unpack_rows(&bytes).unwrap_or_default();
         assert_eq!(back, rows);
-        assert_eq!(back[0].synchrony_ratio.to_bits(), (-0.0f64).to_bits());
+        assert_eq!(
+            back[0].evidence.synchrony_ratio.to_bits(),
+            (-0.0f64).to_bits()
+        );
         assert_eq!(unpack_rows(&pack_rows(&[])), Some(Vec::new()));
         // Truncated or extended bytes are refused, never misread.
         for cut in 0..bytes.len() {

@@ -16,6 +16,7 @@
 //! - Python ints are exact: byte ratios use correctly rounded int division.
 
 pub mod config;
+mod reason;
 
 use std::collections::HashMap;
 
@@ -25,6 +26,7 @@ pub use config::{
     AttributionConfig, FieldKind, FloatRule, OverrideField, OverrideValue, Preset, SettingsError,
     OVERRIDES, OVERRIDE_FIELDS,
 };
+pub use reason::ReasonCode;
 
 use crate::clocks::EventClock;
 use crate::phases::{merge_phase_attributions, PhaseAttribution, PhaseReplayIndex};
@@ -91,7 +93,7 @@ impl Classification {
 }
 
 /// The evidence behind one interval (stormlog's field names and rounding).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
     pub marker_hits: u64,
     pub synchronized_ranks: u64,
@@ -110,7 +112,7 @@ pub struct AttributionResult {
     pub interval_end_ns: i128,
     pub classification: Classification,
     pub confidence: f64,
-    pub reason_codes: Vec<&'static str>,
+    pub reason_codes: Vec<ReasonCode>,
     pub evidence: Evidence,
     /// Present only when phase attribution was requested (`Some(None)` = no phase).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -539,22 +541,25 @@ fn score_spike(
     confidence += 0.16 * zscore_strength;
     confidence += 0.16 * divergence_strength;
 
-    let mut reasons: Vec<&'static str> = vec!["gap_spike_statistical_outlier"];
+    let mut reasons = vec![ReasonCode::GapSpikeStatisticalOutlier];
     if marker_overlap {
-        reasons.extend(["marker_collective_token", "marker_spike_overlap"]);
+        reasons.extend([
+            ReasonCode::MarkerCollectiveToken,
+            ReasonCode::MarkerSpikeOverlap,
+        ]);
     } else {
         confidence -= 0.15;
-        reasons.push("weak_marker_signal");
+        reasons.push(ReasonCode::WeakMarkerSignal);
     }
     if synchrony_ratio >= config.min_synchrony_ratio {
-        reasons.push("cross_rank_synchrony");
+        reasons.push(ReasonCode::CrossRankSynchrony);
     }
     if divergence_strength >= 0.5 {
-        reasons.push("allocator_device_divergence");
+        reasons.push(ReasonCode::AllocatorDeviceDivergence);
     }
     if expected_world_size <= 1 || synchronized <= 1 {
         confidence -= 0.15;
-        reasons.push("single_rank_only");
+        reasons.push(ReasonCode::SingleRankOnly);
     }
     if spike.peak_gap_ratio.is_none() {
         confidence -= 0.05;
@@ -701,7 +706,9 @@ mod tests {
         };
         // 0.34 marker + 0.34 synchrony + 0.16 z-score + 0.16 × 0.5 divergence.
         assert_eq!(result.confidence, 0.92);
-        assert!(result.reason_codes.contains(&"allocator_device_divergence"));
+        assert!(result
+            .reason_codes
+            .contains(&ReasonCode::AllocatorDeviceDivergence));
         // A ratio at its threshold is full strength.
         let full = Spike {
             peak_gap_ratio: Some(config.min_gap_ratio),

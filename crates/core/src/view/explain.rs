@@ -2,7 +2,7 @@
 //! codes means, and each evidence field with its unit.
 
 use crate::analysis::IntervalRow;
-use crate::attribution::{AttributionConfig, Classification, OverrideField};
+use crate::attribution::{AttributionConfig, Classification, OverrideField, ReasonCode};
 
 use super::format::{format_bytes, format_duration};
 
@@ -31,37 +31,36 @@ pub fn override_help(field: &str) -> Option<OverrideHelp> {
 }
 
 /// One sentence per reason code stormlog emits.
-pub fn reason_sentence(code: &str) -> &'static str {
+pub fn reason_sentence(code: ReasonCode) -> &'static str {
     match code {
-        "allocator_device_divergence" => {
+        ReasonCode::AllocatorDeviceDivergence => {
             "Device memory rose while the allocator's reserve did not: memory outside \
              PyTorch's caching allocator, typical of NCCL communication buffers."
         }
-        "gap_spike_statistical_outlier" => {
+        ReasonCode::GapSpikeStatisticalOutlier => {
             "The hidden-memory gap is a robust outlier for this rank: far above its \
              usual gap (median and MAD of the rank's samples)."
         }
-        "marker_collective_token" => {
+        ReasonCode::MarkerCollectiveToken => {
             "An event naming a collective (all_reduce, all_gather, broadcast, NCCL, \
              barrier…) was recorded on this rank near the spike."
         }
-        "marker_spike_overlap" => {
+        ReasonCode::MarkerSpikeOverlap => {
             "That collective marker lies within the marker window of the spike, so the \
              interval is widened to cover it."
         }
-        "weak_marker_signal" => {
+        ReasonCode::WeakMarkerSignal => {
             "No collective marker near the spike: the attribution rests on timing and \
              size alone (confidence lowered by 0.15)."
         }
-        "cross_rank_synchrony" => {
+        ReasonCode::CrossRankSynchrony => {
             "Other ranks spiked within the synchrony window at the same moment, as a \
              collective makes every participating rank do."
         }
-        "single_rank_only" => {
+        ReasonCode::SingleRankOnly => {
             "Only this rank spiked (or the run has one rank); a collective normally \
              involves several ranks (confidence lowered by 0.15)."
         }
-        _ => "A reason code this version of Shardscope does not know.",
     }
 }
 
@@ -80,7 +79,7 @@ pub fn evidence_lines(row: &IntervalRow, config: &AttributionConfig) -> Vec<Evid
         EvidenceLine {
             field: "peak_gap_bytes",
             label: "Peak gap",
-            value: format_bytes(row.peak_gap_bytes),
+            value: format_bytes(row.evidence.peak_gap_bytes),
             meaning: format!(
                 "device used − allocator reserved at the spike (significant from {})",
                 format_bytes(config.min_gap_bytes)
@@ -89,7 +88,7 @@ pub fn evidence_lines(row: &IntervalRow, config: &AttributionConfig) -> Vec<Evid
         EvidenceLine {
             field: "peak_gap_ratio",
             label: "Gap ratio",
-            value: match row.peak_gap_ratio {
+            value: match row.evidence.peak_gap_ratio {
                 Some(r) => format!("{:.2} % of device memory", r * 100.0),
                 None => "unknown (no device total)".to_string(),
             },
@@ -101,7 +100,7 @@ pub fn evidence_lines(row: &IntervalRow, config: &AttributionConfig) -> Vec<Evid
         EvidenceLine {
             field: "robust_zscore",
             label: "Robust z-score",
-            value: format!("{}", row.robust_zscore),
+            value: format!("{}", row.evidence.robust_zscore),
             meaning: format!(
                 "distance from the rank's median gap in MADs (outlier from {})",
                 config.robust_zscore_threshold
@@ -112,9 +111,9 @@ pub fn evidence_lines(row: &IntervalRow, config: &AttributionConfig) -> Vec<Evid
             label: "Ranks in sync",
             value: format!(
                 "{} of {} ({:.0} %)",
-                row.synchronized_ranks,
-                row.expected_world_size,
-                row.synchrony_ratio * 100.0
+                row.evidence.synchronized_ranks,
+                row.evidence.expected_world_size,
+                row.evidence.synchrony_ratio * 100.0
             ),
             meaning: format!(
                 "ranks that spiked within ±{} (synchrony from {:.0} %)",
@@ -125,7 +124,7 @@ pub fn evidence_lines(row: &IntervalRow, config: &AttributionConfig) -> Vec<Evid
         EvidenceLine {
             field: "marker_hits",
             label: "Markers",
-            value: row.marker_hits.to_string(),
+            value: row.evidence.marker_hits.to_string(),
             meaning: format!(
                 "collective markers on this rank within ±{} of the spike",
                 format_duration(config.marker_window_ns)
@@ -179,21 +178,12 @@ mod tests {
 
     #[test]
     fn every_reason_code_stormlog_emits_has_its_own_sentence() {
-        let unknown = reason_sentence("no_such_code");
-        let codes = [
-            "allocator_device_divergence",
-            "gap_spike_statistical_outlier",
-            "marker_collective_token",
-            "marker_spike_overlap",
-            "weak_marker_signal",
-            "cross_rank_synchrony",
-            "single_rank_only",
-        ];
         let mut seen = std::collections::BTreeSet::new();
-        for code in codes {
-            let s = reason_sentence(code);
-            assert_ne!(s, unknown, "{code}");
-            assert!(seen.insert(s), "{code} shares a sentence");
+        for code in ReasonCode::ALL {
+            assert!(
+                seen.insert(reason_sentence(code)),
+                "{code} shares a sentence"
+            );
         }
     }
 

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::analysis::IntervalRow;
-use crate::attribution::Classification;
+use crate::attribution::{Classification, ReasonCode};
 
 use super::format::{format_bytes, format_duration};
 use super::timeline::format_offset;
@@ -70,7 +70,7 @@ pub fn table_order(rows: &[IntervalRow], q: &TableQuery<'_>) -> Vec<usize> {
             SortKey::Start => x.interval_start_ns.cmp(&y.interval_start_ns),
             SortKey::Duration => x.duration_ns().cmp(&y.duration_ns()),
             SortKey::Confidence => x.confidence.total_cmp(&y.confidence),
-            SortKey::PeakGap => x.peak_gap_bytes.cmp(&y.peak_gap_bytes),
+            SortKey::PeakGap => x.evidence.peak_gap_bytes.cmp(&y.evidence.peak_gap_bytes),
         };
         let primary = if q.ascending {
             primary
@@ -142,11 +142,11 @@ pub fn rows_html(
             offset = escape(&format_offset(r.interval_start_ns - origin_ns, 1_000_000)),
             duration = escape(&format_duration(r.duration_ns())),
             label = r.classification.short(),
-            gap = escape(&format_bytes(r.peak_gap_bytes)),
-            sync = r.synchronized_ranks,
-            world = r.expected_world_size,
-            markers = r.marker_hits,
-            reasons = escape(&r.reason_codes.join(", ")),
+            gap = escape(&format_bytes(r.evidence.peak_gap_bytes)),
+            sync = r.evidence.synchronized_ranks,
+            world = r.evidence.expected_world_size,
+            markers = r.evidence.marker_hits,
+            reasons = escape(&ReasonCode::join(&r.reason_codes, ", ")),
         );
     }
     html
@@ -188,17 +188,22 @@ pub fn count_caption(shown: usize, all: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::attribution::Evidence;
 
     fn row(rank: i64, start: i64, confidence: f64, class: Classification) -> IntervalRow {
+        let base = IntervalRow::for_test(rank, start, start + 10, class);
         IntervalRow {
             confidence,
-            reason_codes: vec!["cross_rank_synchrony".into()],
-            marker_hits: 0,
-            synchronized_ranks: 1,
-            synchrony_ratio: 0.5,
-            peak_gap_bytes: 1 << 30,
-            robust_zscore: 3.0,
-            ..IntervalRow::for_test(rank, start, start + 10, class)
+            reason_codes: vec![ReasonCode::CrossRankSynchrony],
+            evidence: Evidence {
+                marker_hits: 0,
+                synchronized_ranks: 1,
+                synchrony_ratio: 0.5,
+                peak_gap_bytes: 1 << 30,
+                robust_zscore: 3.0,
+                ..base.evidence
+            },
+            ..base
         }
     }
 

@@ -340,9 +340,9 @@ pub fn interval_line(row: &IntervalRow) -> String {
         row.classification.short(),
         row.confidence,
         format_duration(row.duration_ns()),
-        format_bytes(row.peak_gap_bytes),
-        row.synchronized_ranks,
-        row.expected_world_size
+        format_bytes(row.evidence.peak_gap_bytes),
+        row.evidence.synchronized_ranks,
+        row.evidence.expected_world_size
     )
 }
 
@@ -364,9 +364,9 @@ pub fn cursor_phrase(row: &IntervalRow, origin_ns: i64) -> String {
     format!(
         "{}, peak gap {}, {} of {} ranks in sync. Enter selects it",
         interval_phrase(row, origin_ns),
-        format_bytes(row.peak_gap_bytes),
-        row.synchronized_ranks,
-        row.expected_world_size,
+        format_bytes(row.evidence.peak_gap_bytes),
+        row.evidence.synchronized_ranks,
+        row.evidence.expected_world_size,
     )
 }
 
@@ -408,7 +408,7 @@ pub fn timeline_label(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::attribution::Classification;
+    use crate::attribution::{Classification, Evidence};
     use crate::view::lod::LaneWindow;
 
     #[test]
@@ -561,10 +561,14 @@ mod tests {
     /// a 1 GiB gap.
     fn interval(rank: i64, start_s: f64, end_s: f64, class: Classification) -> IntervalRow {
         let ns = |s: f64| (s * 1e9) as i64;
+        let base = IntervalRow::for_test(rank, ns(start_s), ns(end_s), class);
         IntervalRow {
-            expected_world_size: 4,
-            peak_gap_bytes: 1 << 30,
-            ..IntervalRow::for_test(rank, ns(start_s), ns(end_s), class)
+            evidence: Evidence {
+                expected_world_size: 4,
+                peak_gap_bytes: 1 << 30,
+                ..base.evidence
+            },
+            ..base
         }
     }
 
