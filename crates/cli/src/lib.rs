@@ -8,6 +8,7 @@ mod attribute;
 mod compare;
 pub mod error;
 mod explore;
+mod explore_text;
 mod report;
 
 use std::ffi::OsString;

@@ -18,6 +18,7 @@ use shardscope_text::csv_text;
 
 mod batch;
 mod calibrate;
+mod emit;
 mod error;
 mod export;
 mod json;

@@ -7,15 +7,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::emit::emit_stages;
 use super::error::ExplorerError;
 use super::machine::MachineParams;
 use super::memory::{compute_memory, MemoryLayout};
 use super::model::ModelConfig;
 use super::placement::{ceil_div, Placement};
 use super::scales::TimeScales;
-use super::stages::{
-    emit_stages, Ctx, Emit, MachineConsts, ModelConsts, Stage, StageGroup, Tokens, Totals,
-};
+use super::stages::{Ctx, Emit, MachineConsts, ModelConsts, Stage, StageGroup, Tokens, Totals};
 use super::topology::{
     EfficiencyMode, FfnShardScope, KvShardMode, Mode, PlacementKind, RingVariant, Scope,
     TopologyConfig,

@@ -12,10 +12,10 @@ use leptos::html;
 use leptos::prelude::*;
 use shardscope_core::view::explore::{parse_short_key, short_key, ColorBy, Knob};
 use shardscope_core::view::scatter::{
-    feasible_efficiency_max, frontier_step, hover_text, nearest_point, scatter_label,
-    scatter_scene, Band, Overlay, ScatterKey, ScatterMap, ScatterRange, ScatterSpec,
-    HOVER_RADIUS_PX, TOOLTIP_FLIP_PX,
+    feasible_efficiency_max, hover_text, nearest_point, scatter_scene, Band, Overlay, ScatterMap,
+    ScatterRange, ScatterSpec, HOVER_RADIUS_PX, TOOLTIP_FLIP_PX,
 };
+use shardscope_core::view::scatter_keys::{frontier_step, scatter_label, ScatterKey};
 use shardscope_core::view::scenarios::overlays;
 use shardscope_core::view::scene::Scene;
 

@@ -19,6 +19,7 @@ pub mod permalink;
 pub mod rank_filter;
 pub mod recent;
 pub mod scatter;
+pub mod scatter_keys;
 pub mod scenarios;
 pub mod scene;
 pub mod source;

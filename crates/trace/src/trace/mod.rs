@@ -8,6 +8,7 @@ pub mod error;
 pub mod event;
 pub mod external;
 pub mod fs;
+pub mod iso_time;
 pub mod load;
 pub mod marker;
 /// Native threads: not compiled into WebAssembly (the page splits work between workers).
