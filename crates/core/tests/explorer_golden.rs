@@ -1,4 +1,4 @@
-//! Golden regression values of EXPLORER_MODEL.md §10 (G1–G14 at full precision) and the
+//! Golden regression values of docs/explorer-model.md §10 (G1–G14 at full precision) and the
 //! full-sweep check. The numbers are copied here; nothing is read from outside the repo.
 
 use shardscope_core::explorer::*;

@@ -1,7 +1,7 @@
 //! The explorer against a second, independent implementation of its physics: every term
 //! of `evaluate` (placement, tokens, every stage, memory, efficiency, latency) for the
 //! cases of `tests/fixtures/explorer_model/cases.json`, which `model.py` there computed
-//! from EXPLORER_MODEL.md alone (see that folder's README.md).
+//! from the model document alone (restated in docs/explorer-model.md; see that folder's README.md).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] functions
 
 use std::fmt::Write as _;
@@ -117,7 +117,7 @@ fn every_term_equals_the_independent_model() {
         };
         let mut placement = serde_json::to_value(ev.placement).unwrap();
         placement["valid"] = Value::Bool(ev.placement.valid());
-        // The reason's words are the fixture's own (EXPLORER_MODEL.md gives none): only
+        // The reason's words are the fixture's own (docs/explorer-model.md gives none): only
         // whether there is one is compared, through `valid`.
         let mut want_placement = want["placement"].clone();
         if let Some(p) = want_placement.as_object_mut() {

@@ -1,6 +1,6 @@
 //! The parallelism explorer: analytical model, sweep, Pareto frontier, sensitivity.
 //!
-//! The physics is EXPLORER_MODEL.md (v1); the search and the ranking are the seed
+//! The physics is docs/explorer-model.md (v1); the search and the ranking are the seed
 //! `auto_explore`'s. Everything here is pure: no I/O (custom models and machines are parsed
 //! from `&str`), no panics on any input, no allocation per configuration in the sweep.
 //!

@@ -1,5 +1,5 @@
 //! `MachineParams`: a hierarchical scale-out accelerator (PE → cube → SIP), the presets of
-//! EXPLORER_MODEL.md §2, and validation of custom machines read from JSON.
+//! docs/explorer-model.md §2, and validation of custom machines read from JSON.
 
 use serde::{Deserialize, Serialize};
 

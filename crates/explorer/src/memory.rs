@@ -1,4 +1,4 @@
-//! Per-PE HBM use of one configuration (EXPLORER_MODEL.md §8).
+//! Per-PE HBM use of one configuration (docs/explorer-model.md §8).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,5 +1,5 @@
 //! `ModelConfig`: transformer shape, MoE and MLA options, data widths; the presets of
-//! EXPLORER_MODEL.md §1; validation of custom models read from JSON.
+//! docs/explorer-model.md §1; validation of custom models read from JSON.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! Placement of one configuration on the PE → cube → SIP hierarchy (EXPLORER_MODEL.md §3):
+//! Placement of one configuration on the PE → cube → SIP hierarchy (docs/explorer-model.md §3):
 //! the intra-cube demand, cubes and SIPs used, the fabric level of every group, the PP hop
 //! split, and `placement_valid` with the reasons it fails.
 

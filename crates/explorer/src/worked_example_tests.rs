@@ -1,4 +1,4 @@
-//! EXPLORER_MODEL.md §9: the worked example, every intermediate value of its table.
+//! docs/explorer-model.md §9: the worked example, every intermediate value of its table.
 //! Table values are printed to 6 decimals in µs; integer quantities are asserted exactly.
 
 use super::*;
