@@ -502,35 +502,14 @@ impl Link {
         })
     }
 
-    /// Use one `key=value` of a link (`raw` still percent-encoded).
+    /// Use one `key=value` of a link (`raw` still percent-encoded): run B's keys, the
+    /// comparison axis, the explorer's, the page's, then the trace view's.
     fn apply(&mut self, key: &str, raw: &str) -> Result<(), &'static str> {
         if let Some(rest) = key.strip_prefix("b.") {
-            if !RUN_B_KEYS.contains(&rest) && !rest.starts_with("o.") {
-                return Err("not a setting of run B");
-            }
-            // Run B's keys read as run A's do, into run B's settings.
-            let mut run_b = Link {
-                trace: std::mem::take(&mut self.compare.settings),
-                ..Link::default()
-            };
-            let result = run_b.apply(rest, raw);
-            self.compare.settings = run_b.trace;
-            return result;
+            return self.apply_run_b(rest, raw);
         }
         if key == "cmp" {
-            let value = decode_component(raw).unwrap_or_default();
-            let value = value.trim();
-            self.compare.axis = match value.strip_prefix("coll:") {
-                _ if value == "start" => CompareAxis::FromStart,
-                Some(n) => CompareAxis::AtCollective(
-                    n.parse::<usize>()
-                        .ok()
-                        .filter(|&n| n < ANCHOR_MARKERS)
-                        .ok_or("not a collective's number")?,
-                ),
-                None => return Err("not start or coll:N"),
-            };
-            return Ok(());
+            return self.apply_compare_axis(raw);
         }
         if key != "files" && key != "pin" {
             if let Some(value) = decode_component(raw) {
@@ -543,12 +522,11 @@ impl Link {
                 return result;
             }
         }
-        let t = &mut self.trace;
         if key == "files" {
             let mut files = decode_list(raw).ok_or("not a list of names")?;
             // As many as a link made here lists (a longer list was made by hand).
             files.truncate(MAX_LINK_FILES);
-            t.files = files;
+            self.trace.files = files;
             return Ok(());
         }
         let value = decode_component(raw).ok_or("not decodable")?;
@@ -562,6 +540,46 @@ impl Link {
             "view" => View::parse(value)
                 .map(|v| self.view = v)
                 .ok_or("unknown view"),
+            _ => self.apply_trace(key, value),
+        }
+    }
+
+    /// A key of run B (`b.` stripped): read as run A's keys are, into run B's settings.
+    fn apply_run_b(&mut self, rest: &str, raw: &str) -> Result<(), &'static str> {
+        if !RUN_B_KEYS.contains(&rest) && !rest.starts_with("o.") {
+            return Err("not a setting of run B");
+        }
+        // Run B's keys read as run A's do, into run B's settings.
+        let mut run_b = Link {
+            trace: std::mem::take(&mut self.compare.settings),
+            ..Link::default()
+        };
+        let result = run_b.apply(rest, raw);
+        self.compare.settings = run_b.trace;
+        result
+    }
+
+    /// `cmp=start` or `cmp=coll:N`: where run B's lanes line up with run A's.
+    fn apply_compare_axis(&mut self, raw: &str) -> Result<(), &'static str> {
+        let value = decode_component(raw).unwrap_or_default();
+        let value = value.trim();
+        self.compare.axis = match value.strip_prefix("coll:") {
+            _ if value == "start" => CompareAxis::FromStart,
+            Some(n) => CompareAxis::AtCollective(
+                n.parse::<usize>()
+                    .ok()
+                    .filter(|&n| n < ANCHOR_MARKERS)
+                    .ok_or("not a collective's number")?,
+            ),
+            None => return Err("not start or coll:N"),
+        };
+        Ok(())
+    }
+
+    /// A key of the trace view (`value` decoded).
+    fn apply_trace(&mut self, key: &str, value: &str) -> Result<(), &'static str> {
+        let t = &mut self.trace;
+        match key {
             "src" => match Source::parse(value) {
                 Ok(src) => {
                     t.src = Some(src);
