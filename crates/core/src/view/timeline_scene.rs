@@ -205,39 +205,88 @@ pub fn step_area(
     polygons
 }
 
-/// The main timeline.
+/// The main timeline, drawn layer by layer: lanes, axis, interval bands, each run's gap
+/// curves and markers, then the selection, hover and crosshair on top.
 pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
-    let l = spec.layout;
-    let s = spec.scale.max(0.5);
-    let px = |v: f64| v * s;
-    let mut scene = Scene::new(px(l.width).round() as u32, px(l.height).round() as u32);
-    let map = l.xmap(spec.window);
-    let font = 11.0 * s;
-    let small = 10.0 * s;
-
-    let mut layers = vec![Layer {
-        frame: spec.frame,
-        rows: spec.rows,
-        shift_ns: 0,
-        run: 0,
-    }];
-    if let Some(b) = spec.compare {
-        layers.push(Layer {
-            frame: b.frame,
-            rows: b.rows,
-            shift_ns: b.shift_ns,
-            run: 1,
-        });
+    let p = Painting::new(spec);
+    let mut scene = Scene::new(
+        p.px(p.l.width).round() as u32,
+        p.px(p.l.height).round() as u32,
+    );
+    draw_lanes(&mut scene, &p);
+    let lanes_bottom = draw_axis(&mut scene, &p);
+    draw_bands(&mut scene, &p);
+    for layer in &p.layers {
+        if let Some(frame) = layer.frame {
+            draw_curves(&mut scene, &p, frame, layer.shift_ns, layer.run);
+        }
     }
-    let per_rank = layers.len();
-    let lane_of = |rank: i64, run: usize| {
-        spec.ranks
+    draw_highlights(&mut scene, &p, lanes_bottom);
+    scene
+}
+
+/// What every layer of the main timeline reads: the spec, its runs (A, and B when
+/// compared), the canvas scale, the x map and the two font sizes.
+struct Painting<'a, 'b> {
+    spec: &'a TimelineSpec<'b>,
+    l: TimelineLayout,
+    s: f64,
+    map: XMap,
+    font: f64,
+    small: f64,
+    layers: Vec<Layer<'b>>,
+    per_rank: usize,
+}
+
+impl<'a, 'b> Painting<'a, 'b> {
+    fn new(spec: &'a TimelineSpec<'b>) -> Self {
+        let l = spec.layout;
+        let s = spec.scale.max(0.5);
+        let mut layers = vec![Layer {
+            frame: spec.frame,
+            rows: spec.rows,
+            shift_ns: 0,
+            run: 0,
+        }];
+        if let Some(b) = spec.compare {
+            layers.push(Layer {
+                frame: b.frame,
+                rows: b.rows,
+                shift_ns: b.shift_ns,
+                run: 1,
+            });
+        }
+        Painting {
+            spec,
+            l,
+            s,
+            map: l.xmap(spec.window),
+            font: 11.0 * s,
+            small: 10.0 * s,
+            per_rank: layers.len(),
+            layers,
+        }
+    }
+
+    fn px(&self, v: f64) -> f64 {
+        v * self.s
+    }
+
+    /// The lane of `rank`'s run `run` (0 = A, 1 = B), if the rank is shown.
+    fn lane_of(&self, rank: i64, run: usize) -> Option<usize> {
+        self.spec
+            .ranks
             .iter()
             .position(|&r| r == rank)
-            .map(|i| i * per_rank + run)
-    };
+            .map(|i| i * self.per_rank + run)
+    }
+}
 
-    // Lane backgrounds and labels (compared: a shade per rank's pair, "A"/"B" marks).
+/// Lane backgrounds and labels (compared: a shade per rank's pair, "A"/"B" marks).
+fn draw_lanes(scene: &mut Scene, p: &Painting<'_, '_>) {
+    let (spec, l, s, font, small) = (p.spec, p.l, p.s, p.font, p.small);
+    let px = |v: f64| v * s;
+    let per_rank = p.per_rank;
     let stride = l.lanes.label_stride();
     for i in 0..spec.ranks.len() * per_rank {
         let Some((rank, run)) = lane_rank(spec.ranks, i, per_rank) else {
@@ -282,8 +331,12 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
             );
         }
     }
+}
 
-    // Grid and time axis.
+/// Grid lines and the time axis; returns the lanes' bottom (CSS px).
+fn draw_axis(scene: &mut Scene, p: &Painting<'_, '_>) -> f64 {
+    let (spec, l, s, map, small) = (p.spec, p.l, p.s, p.map, p.small);
+    let px = |v: f64| v * s;
     let ticks = time_ticks(spec.window, spec.origin_ns, l.plot_width(), 96.0);
     let lanes_bottom = l.lanes.top_px + l.lanes.height_px();
     for t in &ticks {
@@ -311,7 +364,15 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
         px(AXIS_TOP),
         palette::GRID,
     );
+    lanes_bottom
+}
 
+/// Interval bands under the curves, by kind (see [`merged_bands`]).
+fn draw_bands(scene: &mut Scene, p: &Painting<'_, '_>) {
+    let (spec, l, s, map) = (p.spec, p.l, p.s, p.map);
+    let px = |v: f64| v * s;
+    let lane_of = |rank: i64, run: usize| p.lane_of(rank, run);
+    let layers = &p.layers;
     // Interval bands under the curves, drawn by kind so that consecutive shapes share
     // a colour (the painter then sets the canvas colour once per run, not per band:
     // thousands of bands alternating colours cost ~30 ms a picture).
@@ -385,81 +446,92 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
             k += 7.0;
         }
     }
+}
 
-    // Gap curves and marker ticks from the workers' columns.
-    for (frame, shift_ns, run) in layers
-        .iter()
-        .filter_map(|layer| Some((layer.frame?, layer.shift_ns, layer.run)))
-    {
-        let columns = frame.columns.max(1) as usize;
-        let span = (frame.end_ns - frame.start_ns).max(1) as f64;
-        let frame_start = frame.start_ns.saturating_add(shift_ns) as f64;
-        // Column c of the frame, placed in the current window (the frame may be older).
-        let x_of = |c: usize| {
-            let ts = frame_start + span * c as f64 / columns as f64;
-            map.x(ts.round() as i64)
+/// One run's gap curves and marker ticks from a worker's columns.
+fn draw_curves(
+    scene: &mut Scene,
+    p: &Painting<'_, '_>,
+    frame: &WindowData,
+    shift_ns: i64,
+    run: usize,
+) {
+    let (l, s, map, small) = (p.l, p.s, p.map, p.small);
+    let px = |v: f64| v * s;
+    let lane_of = |rank: i64, run: usize| p.lane_of(rank, run);
+    let columns = frame.columns.max(1) as usize;
+    let span = (frame.end_ns - frame.start_ns).max(1) as f64;
+    let frame_start = frame.start_ns.saturating_add(shift_ns) as f64;
+    // Column c of the frame, placed in the current window (the frame may be older).
+    let x_of = |c: usize| {
+        let ts = frame_start + span * c as f64 / columns as f64;
+        map.x(ts.round() as i64)
+    };
+    for lane in &frame.lanes {
+        let Some(i) = lane_of(lane.rank, run) else {
+            continue;
         };
-        for lane in &frame.lanes {
-            let Some(i) = lane_of(lane.rank, run) else {
+        let (top, bottom) = l.lanes.lane_y(i);
+        let floor = lane.gap_floor_bytes.min(0) as f64;
+        let peak = (lane.gap_peak_bytes as f64).max(floor + 1.0);
+        let usable = (bottom - top - 4.0).max(2.0);
+        let base = bottom - 1.0 - (0.0 - floor) / (peak - floor) * usable;
+        let y_of = |v: f32| bottom - 1.0 - (f64::from(v) - floor) / (peak - floor) * usable;
+        let clip = |x: f64| x.clamp(l.plot_x0, l.plot_x1);
+        for polygon in step_area(&lane.gap_max, &|c| clip(x_of(c)), &y_of, base) {
+            let outline: Vec<(f64, f64)> = polygon[1..polygon.len().saturating_sub(1)]
+                .iter()
+                .map(|&(x, y)| (px(x), px(y)))
+                .collect();
+            scene.polygon(
+                polygon.iter().map(|&(x, y)| (px(x), px(y))).collect(),
+                palette::GAP.alpha(0.32),
+            );
+            scene.line(outline, palette::GAP, s);
+        }
+        // Markers: merged runs of columns, a tick of 45 % of the lane from its bottom.
+        let tick_top = bottom - (bottom - top) * 0.45;
+        let mut c = 0;
+        while c < lane.markers.len() {
+            if lane.markers[c] == 0 {
+                c += 1;
                 continue;
-            };
-            let (top, bottom) = l.lanes.lane_y(i);
-            let floor = lane.gap_floor_bytes.min(0) as f64;
-            let peak = (lane.gap_peak_bytes as f64).max(floor + 1.0);
-            let usable = (bottom - top - 4.0).max(2.0);
-            let base = bottom - 1.0 - (0.0 - floor) / (peak - floor) * usable;
-            let y_of = |v: f32| bottom - 1.0 - (f64::from(v) - floor) / (peak - floor) * usable;
-            let clip = |x: f64| x.clamp(l.plot_x0, l.plot_x1);
-            for polygon in step_area(&lane.gap_max, &|c| clip(x_of(c)), &y_of, base) {
-                let outline: Vec<(f64, f64)> = polygon[1..polygon.len().saturating_sub(1)]
-                    .iter()
-                    .map(|&(x, y)| (px(x), px(y)))
-                    .collect();
-                scene.polygon(
-                    polygon.iter().map(|&(x, y)| (px(x), px(y))).collect(),
-                    palette::GAP.alpha(0.32),
-                );
-                scene.line(outline, palette::GAP, s);
             }
-            // Markers: merged runs of columns, a tick of 45 % of the lane from its bottom.
-            let tick_top = bottom - (bottom - top) * 0.45;
-            let mut c = 0;
-            while c < lane.markers.len() {
-                if lane.markers[c] == 0 {
-                    c += 1;
-                    continue;
-                }
-                let start = c;
-                while c < lane.markers.len() && lane.markers[c] > 0 {
-                    c += 1;
-                }
-                let (x0, x1) = (x_of(start), x_of(c));
-                if x1 < l.plot_x0 || x0 > l.plot_x1 {
-                    continue;
-                }
-                let x1 = x1.max(x0 + 1.5);
-                scene.rect(
-                    px(clip(x0)),
-                    px(tick_top),
-                    px(clip(x1)),
-                    px(bottom - 1.0),
-                    palette::BLACK,
-                );
+            let start = c;
+            while c < lane.markers.len() && lane.markers[c] > 0 {
+                c += 1;
             }
-            if l.lanes.lane_height_px >= 16.0 && lane.gap_peak_bytes > 0 {
-                scene.text(
-                    px(l.plot_x1 + 6.0),
-                    px(top + 3.0),
-                    format_bytes(lane.gap_peak_bytes),
-                    small,
-                    palette::MUTED,
-                    (HAlign::Left, VAlign::Top),
-                );
+            let (x0, x1) = (x_of(start), x_of(c));
+            if x1 < l.plot_x0 || x0 > l.plot_x1 {
+                continue;
             }
+            let x1 = x1.max(x0 + 1.5);
+            scene.rect(
+                px(clip(x0)),
+                px(tick_top),
+                px(clip(x1)),
+                px(bottom - 1.0),
+                palette::BLACK,
+            );
+        }
+        if l.lanes.lane_height_px >= 16.0 && lane.gap_peak_bytes > 0 {
+            scene.text(
+                px(l.plot_x1 + 6.0),
+                px(top + 3.0),
+                format_bytes(lane.gap_peak_bytes),
+                small,
+                palette::MUTED,
+                (HAlign::Left, VAlign::Top),
+            );
         }
     }
+}
 
-    // Selection and hover outlines on top.
+/// Selection and hover outlines, the crosshair, and the empty-filter message on top.
+fn draw_highlights(scene: &mut Scene, p: &Painting<'_, '_>, lanes_bottom: f64) {
+    let (spec, l, s, map, font) = (p.spec, p.l, p.s, p.map, p.font);
+    let px = |v: f64| v * s;
+    let lane_of = |rank: i64, run: usize| p.lane_of(rank, run);
     for (index, width, color) in [
         (spec.hovered, 1.0, palette::INK.alpha(0.7)),
         (spec.selected, 2.0, palette::BLACK),
@@ -501,7 +573,6 @@ pub fn timeline_scene(spec: &TimelineSpec<'_>) -> Scene {
             (HAlign::Center, VAlign::Middle),
         );
     }
-    scene
 }
 
 /// A band to paint: classification, x0, x1, top, bottom (CSS px).
