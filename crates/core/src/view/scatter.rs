@@ -387,13 +387,46 @@ fn pes_label(n: u64) -> String {
 
 /// The scatter, in device pixels.
 pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
-    let s = spec.scale;
-    let m = spec.map;
+    let (s, m) = (spec.scale, spec.map);
     let mut scene = Scene::new(
         (m.width * s).round().max(1.0) as u32,
         (m.height * s).round().max(1.0) as u32,
     );
     scene.background = Some(palette::WHITE);
+    draw_axes(&mut scene, spec);
+    let xy = positions(spec);
+    draw_points(&mut scene, spec, &xy);
+    draw_frontier(&mut scene, spec, &xy);
+    draw_overlays(&mut scene, spec);
+    draw_marks(&mut scene, spec, &xy);
+    draw_legend(&mut scene, spec);
+    scene
+}
+
+/// A point's colour step: one of 48 efficiency steps, or its category of the knob.
+fn color_step(spec: &ScatterSpec<'_>, i: usize) -> u32 {
+    let points = spec.points;
+    match spec.color_by {
+        ColorBy::Efficiency => {
+            let emax = spec.efficiency_max.max(1e-9);
+            ((f64::from(points.efficiency[i]) / emax).clamp(0.0, 1.0) * 47.0).round() as u32
+        }
+        ColorBy::Knob(k) => u32::from(points.knobs[i][k.index()]),
+    }
+}
+
+/// The colour of a [`color_step`].
+fn step_color(spec: &ScatterSpec<'_>, q: u32) -> Rgba {
+    match spec.color_by {
+        ColorBy::Efficiency => efficiency_color(f64::from(q) / 47.0),
+        ColorBy::Knob(_) => category_color(q as usize),
+    }
+}
+
+/// Grid, axes and their labels.
+fn draw_axes(scene: &mut Scene, spec: &ScatterSpec<'_>) {
+    let s = spec.scale;
+    let m = spec.map;
     let (x0, x1, y0, y1) = (m.x0(), m.x1(), m.y0(), m.y1());
     let font = 11.0 * s;
     // Grid and axes.
@@ -447,11 +480,15 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         palette::INK,
         (HAlign::Left, VAlign::Top),
     );
+}
 
+/// Every point's position once (CSS px); points not shown or outside the plot are NaN.
+fn positions(spec: &ScatterSpec<'_>) -> Vec<(f64, f64)> {
+    let m = spec.map;
     let points = spec.points;
     let at = m.projection();
     // Positions once; points outside the plot are left out (NaN).
-    let xy: Vec<(f64, f64)> = (0..points.len())
+    (0..points.len())
         .map(|i| {
             let (x, y) = at.xy(points, i);
             if shown(points, i, spec.infeasible) && m.in_plot(x, y) {
@@ -460,7 +497,15 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
                 (f64::NAN, f64::NAN)
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The configurations: infeasible ones as faded crosses, feasible ones as squares, one
+/// per 2 px bucket.
+fn draw_points(scene: &mut Scene, spec: &ScatterSpec<'_>, xy: &[(f64, f64)]) {
+    let s = spec.scale;
+    let m = spec.map;
+    let points = spec.points;
     let visible = |i: usize| !xy[i].0.is_nan();
     // Buckets of 2 × 2 CSS px (squares are 4.4 px wide, so one per bucket loses nothing
     // visible): a flat grid, not a hash map — this runs for every config on every paint.
@@ -501,19 +546,9 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         .filter(|&i| i != u32::MAX)
         .map(|i| i as usize)
         .collect();
-    let emax = spec.efficiency_max.max(1e-9);
-    // Colours in 48 steps (or a knob's categories), drawn colour by colour: the painter
-    // batches equal colours.
-    let step = |i: usize| match spec.color_by {
-        ColorBy::Efficiency => {
-            ((f64::from(points.efficiency[i]) / emax).clamp(0.0, 1.0) * 47.0).round() as u32
-        }
-        ColorBy::Knob(k) => u32::from(points.knobs[i][k.index()]),
-    };
-    let color_of = |q: u32| match spec.color_by {
-        ColorBy::Efficiency => efficiency_color(f64::from(q) / 47.0),
-        ColorBy::Knob(_) => category_color(q as usize),
-    };
+    // Drawn colour by colour: the painter batches equal colours.
+    let step = |i: usize| color_step(spec, i);
+    let color_of = |q: u32| step_color(spec, q);
     let mut cells: Vec<(u32, bool, usize)> = best
         .iter()
         .map(|&i| (step(i), points.flags[i] & WITHIN_SLA != 0, i))
@@ -531,6 +566,15 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         let (x, y) = (xy[i].0 * s, xy[i].1 * s);
         scene.rect(x - r, y - r, x + r, y + r, c);
     }
+}
+
+/// The frontier: its step line and its points.
+fn draw_frontier(scene: &mut Scene, spec: &ScatterSpec<'_>, xy: &[(f64, f64)]) {
+    let s = spec.scale;
+    let m = spec.map;
+    let points = spec.points;
+    let at = m.projection();
+    let visible = |i: usize| !xy[i].0.is_nan();
     // The frontier: a step line (a config is beaten only by fewer PEs AND less latency).
     let mut frontier: Vec<usize> = (0..points.len())
         .filter(|&i| points.flags[i] & FRONTIER != 0 && shown(points, i, true))
@@ -548,11 +592,20 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         if !drawn.insert((x.round() as i32, y.round() as i32)) {
             continue;
         }
-        let c = color_of(step(i));
+        let c = step_color(spec, color_step(spec, i));
         scene.circle(x * s, y * s, 5.0 * s, palette::INK, true);
         scene.circle(x * s, y * s, 3.6 * s, c, true);
     }
-    draw_overlays(&mut scene, spec);
+}
+
+/// Pinned configurations (numbered), then the hovered and the selected one.
+fn draw_marks(scene: &mut Scene, spec: &ScatterSpec<'_>, xy: &[(f64, f64)]) {
+    let s = spec.scale;
+    let m = spec.map;
+    let font = 11.0 * s;
+    let points = spec.points;
+    let at = m.projection();
+    let visible = |i: usize| !xy[i].0.is_nan();
     for (n, &i) in spec.pinned.iter().enumerate() {
         if i < points.len() && visible(i) {
             let (x, y) = at.xy(points, i);
@@ -577,7 +630,18 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
             scene.circle(x * s, y * s, (r + 1.5) * s, palette::WHITE, false);
         }
     }
+}
+
+/// The legend, right of the plot: the efficiency ramp, or the knob's values.
+fn draw_legend(scene: &mut Scene, spec: &ScatterSpec<'_>) {
+    let s = spec.scale;
+    let m = spec.map;
+    let x1 = m.x1();
+    let y0 = m.y0();
+    let y1 = m.y1();
+    let font = 11.0 * s;
     // The legend, right of the plot: the efficiency ramp, or the knob's values.
+    let emax = spec.efficiency_max.max(1e-9);
     let (bx0, bx1) = ((x1 + 16.0) * s, (x1 + 26.0) * s);
     match spec.color_by {
         ColorBy::Efficiency => {
@@ -628,7 +692,6 @@ pub fn scatter_scene(spec: &ScatterSpec<'_>) -> Scene {
         palette::MUTED,
         (HAlign::Left, VAlign::Top),
     );
-    scene
 }
 
 /// The configuration drawn nearest to (`x`, `y`) CSS px, within `radius`; frontier
