@@ -153,11 +153,17 @@ fn parse_ranges_async(
     });
 }
 
+/// What one worker keeps between requests: the trace it loaded last (replaced by every
+/// `Load`) and the last sweep's settings (replaced by every `Explore`).
+#[derive(Default)]
+pub struct WorkerState {
+    trace: Option<TraceJob>,
+    explore: Option<ExploreJob>,
+}
+
 thread_local! {
-    /// What this worker loaded last (replaced by every `Load`).
-    static JOB: RefCell<Option<TraceJob>> = const { RefCell::new(None) };
-    /// The last sweep's settings (replaced by every `Explore`).
-    static EXPLORE: RefCell<Option<ExploreJob>> = const { RefCell::new(None) };
+    /// This worker's state: one per worker, so one per thread.
+    static STATE: RefCell<WorkerState> = RefCell::new(WorkerState::default());
 }
 
 fn no_sweep() -> ResponseBody {
@@ -172,131 +178,152 @@ fn no_trace() -> ResponseBody {
     }
 }
 
-/// Do what `body` asks; progress goes to `post`, the final answer is returned.
+/// Do what `body` asks with this worker's state; progress goes to `post`.
 fn answer(id: u32, body: RequestBody, post: &mut dyn FnMut(&WorkerResponse)) -> ResponseBody {
-    let mut progress = |done_bytes, total_bytes, stage: Stage| {
-        post(&WorkerResponse {
-            id,
-            body: ResponseBody::Progress {
-                done_bytes,
-                total_bytes,
-                stage,
+    STATE.with(|state| state.borrow_mut().handle(id, body, post))
+}
+
+impl WorkerState {
+    /// Do what `body` asks; progress goes to `post`, the final answer is returned.
+    pub fn handle(
+        &mut self,
+        id: u32,
+        body: RequestBody,
+        post: &mut dyn FnMut(&WorkerResponse),
+    ) -> ResponseBody {
+        let mut progress = |done_bytes, total_bytes, stage: Stage| {
+            post(&WorkerResponse {
+                id,
+                body: ResponseBody::Progress {
+                    done_bytes,
+                    total_bytes,
+                    stage,
+                },
+            });
+        };
+        match body {
+            RequestBody::Ping => ResponseBody::Pong {
+                core_version: crate::CORE_VERSION.to_string(),
+                build: crate::protocol::BUILD_ID.to_string(),
             },
-        });
-    };
-    match body {
-        RequestBody::Ping => ResponseBody::Pong {
-            core_version: crate::CORE_VERSION.to_string(),
-            build: crate::protocol::BUILD_ID.to_string(),
-        },
-        RequestBody::ReadBlobInfo { files, chunk_bytes } => {
-            let mut report = |done, total, stage: &str| {
-                progress(
-                    done,
-                    total,
-                    Stage::Reading {
-                        file: stage.to_string(),
-                    },
-                )
-            };
-            match read_blob_info(&files, chunk_bytes, &mut report) {
-                Ok(files) => ResponseBody::BlobInfo { files },
-                Err(message) => ResponseBody::Error { message },
-            }
-        }
-        RequestBody::Load {
-            files,
-            settings,
-            lanes_aligned,
-            parsed,
-        } => {
-            if files.is_empty() {
-                return ResponseBody::Error {
-                    message: "No files to analyse.".to_string(),
+            RequestBody::ReadBlobInfo { files, chunk_bytes } => {
+                let mut report = |done, total, file: &str| {
+                    let file = file.to_string();
+                    progress(done, total, Stage::Reading { file })
                 };
+                match read_blob_info(&files, chunk_bytes, &mut report) {
+                    Ok(files) => ResponseBody::BlobInfo { files },
+                    Err(message) => ResponseBody::Error { message },
+                }
             }
-            // Drop the old dataset first: two big ones need not coexist.
-            JOB.with(|j| j.borrow_mut().take());
-            let (job, report) =
-                TraceJob::load(&files, parsed, &settings, lanes_aligned, &mut progress);
-            JOB.with(|j| *j.borrow_mut() = Some(job));
-            ResponseBody::Analyzed(Box::new(report))
-        }
-        RequestBody::WarmUp => ResponseBody::WarmedUp {
-            ms: crate::trace_job::warm_up(),
-        },
-        // Answered by `parse_ranges_async` (see `handle_message`).
-        RequestBody::ParseRanges { .. } => ResponseBody::RangesParsed { complete: false },
-        RequestBody::Reattribute {
-            settings,
-            lanes_aligned,
-        } => JOB.with(|j| match j.borrow_mut().as_mut() {
-            Some(job) => ResponseBody::Analyzed(Box::new(job.reattribute(
-                &settings,
+            RequestBody::Load {
+                files,
+                settings,
                 lanes_aligned,
-                &mut progress,
-            ))),
-            None => no_trace(),
-        }),
-        RequestBody::Window { query } => JOB.with(|j| match j.borrow().as_ref() {
-            Some(job) => ResponseBody::Window(job.window(&query)),
-            None => no_trace(),
-        }),
-        RequestBody::Overview { columns, ranks } => JOB.with(|j| match j.borrow().as_ref() {
-            Some(job) => ResponseBody::Overview {
-                gap_max: job.overview(columns, ranks.as_deref()),
+                parsed,
+            } => self.load(&files, parsed, &settings, lanes_aligned, &mut progress),
+            RequestBody::WarmUp => ResponseBody::WarmedUp {
+                ms: crate::trace_job::warm_up(),
             },
-            None => no_trace(),
-        }),
-        RequestBody::Export { format } => JOB.with(|j| match j.borrow().as_ref() {
-            Some(job) => ResponseBody::Exported {
-                text: job.export(format),
+            // Answered by `parse_ranges_async` (see `handle_message`).
+            RequestBody::ParseRanges { .. } => ResponseBody::RangesParsed { complete: false },
+            RequestBody::Reattribute {
+                settings,
+                lanes_aligned,
+            } => match self.trace.as_mut() {
+                Some(job) => ResponseBody::Analyzed(Box::new(job.reattribute(
+                    &settings,
+                    lanes_aligned,
+                    &mut progress,
+                ))),
+                None => no_trace(),
             },
-            None => no_trace(),
-        }),
-        RequestBody::ExportPerfetto => JOB.with(|j| match j.borrow().as_ref() {
-            Some(job) => ResponseBody::Exported {
-                text: job.perfetto(),
-            },
-            None => no_trace(),
-        }),
-        RequestBody::Explore { request } => match ExploreJob::run(*request) {
-            Ok((job, answer)) => {
-                EXPLORE.with(|e| *e.borrow_mut() = Some(job));
-                ResponseBody::Explored(Box::new(answer))
+            RequestBody::Window { query } => {
+                self.with_trace(|job| ResponseBody::Window(job.window(&query)))
             }
-            Err(e) => ResponseBody::ExploreFailed(e),
-        },
-        RequestBody::Evaluate { key } => EXPLORE.with(|e| match e.borrow().as_ref() {
-            Some(job) => match job.evaluate(&key) {
-                Ok(evaluation) => ResponseBody::Evaluated(Box::new(evaluation)),
+            RequestBody::Overview { columns, ranks } => {
+                self.with_trace(|job| ResponseBody::Overview {
+                    gap_max: job.overview(columns, ranks.as_deref()),
+                })
+            }
+            RequestBody::Export { format } => self.with_trace(|job| ResponseBody::Exported {
+                text: job.export(format),
+            }),
+            RequestBody::ExportPerfetto => self.with_trace(|job| ResponseBody::Exported {
+                text: job.perfetto(),
+            }),
+            RequestBody::Explore { request } => match ExploreJob::run(*request) {
+                Ok((job, answer)) => {
+                    self.explore = Some(job);
+                    ResponseBody::Explored(Box::new(answer))
+                }
                 Err(e) => ResponseBody::ExploreFailed(e),
             },
-            None => no_sweep(),
-        }),
-        RequestBody::Sensitivity { key } => EXPLORE.with(|e| match e.borrow().as_ref() {
-            Some(job) => match job.sensitivity(&key) {
-                Ok(report) => ResponseBody::Sensitivity(Box::new(report)),
-                Err(e) => ResponseBody::ExploreFailed(e),
-            },
-            None => no_sweep(),
-        }),
-        RequestBody::BatchSweep { request, batches } => {
-            match ExploreJob::batch_sweep(&request, &batches) {
-                Ok(report) => ResponseBody::BatchSwept(Box::new(BatchPlane::from_report(&report))),
-                Err(e) => ResponseBody::ExploreFailed(e),
+            RequestBody::Evaluate { key } => self.with_sweep(|job| {
+                job.evaluate(&key)
+                    .map(|evaluation| ResponseBody::Evaluated(Box::new(evaluation)))
+            }),
+            RequestBody::Sensitivity { key } => self.with_sweep(|job| {
+                job.sensitivity(&key)
+                    .map(|report| ResponseBody::Sensitivity(Box::new(report)))
+            }),
+            RequestBody::ExportExplore { format, all } => self.with_sweep(|job| {
+                job.export(format, all)
+                    .map(|text| ResponseBody::Exported { text })
+            }),
+            RequestBody::BatchSweep { request, batches } => {
+                match ExploreJob::batch_sweep(&request, &batches) {
+                    Ok(report) => {
+                        ResponseBody::BatchSwept(Box::new(BatchPlane::from_report(&report)))
+                    }
+                    Err(e) => ResponseBody::ExploreFailed(e),
+                }
+            }
+            RequestBody::CompareScenarios { scenarios } => {
+                match ExploreJob::scenarios(&scenarios) {
+                    Ok(report) => ResponseBody::ScenariosCompared(Box::new(report)),
+                    Err(e) => ResponseBody::ExploreFailed(e),
+                }
             }
         }
-        RequestBody::CompareScenarios { scenarios } => match ExploreJob::scenarios(&scenarios) {
-            Ok(report) => ResponseBody::ScenariosCompared(Box::new(report)),
-            Err(e) => ResponseBody::ExploreFailed(e),
-        },
-        RequestBody::ExportExplore { format, all } => EXPLORE.with(|e| match e.borrow().as_ref() {
-            Some(job) => match job.export(format, all) {
-                Ok(text) => ResponseBody::Exported { text },
-                Err(e) => ResponseBody::ExploreFailed(e),
-            },
+    }
+
+    /// A new trace: the old dataset is dropped first, so two big ones need not coexist.
+    fn load(
+        &mut self,
+        files: &[crate::protocol::NamedBlob],
+        parsed: Vec<crate::protocol::ParsedFile>,
+        settings: &shardscope_core::analysis::AnalyzeSettings,
+        lanes_aligned: bool,
+        progress: &mut dyn FnMut(u64, u64, Stage),
+    ) -> ResponseBody {
+        if files.is_empty() {
+            return ResponseBody::Error {
+                message: "No files to analyse.".to_string(),
+            };
+        }
+        self.trace = None;
+        let (job, report) = TraceJob::load(files, parsed, settings, lanes_aligned, progress);
+        self.trace = Some(job);
+        ResponseBody::Analyzed(Box::new(report))
+    }
+
+    /// `answer` of the loaded trace, or the error saying none is loaded.
+    fn with_trace(&self, answer: impl FnOnce(&TraceJob) -> ResponseBody) -> ResponseBody {
+        self.trace.as_ref().map_or_else(no_trace, answer)
+    }
+
+    /// `answer` of the last sweep (its explorer error as `ExploreFailed`), or the error
+    /// saying none has run.
+    fn with_sweep(
+        &self,
+        answer: impl FnOnce(
+            &ExploreJob,
+        ) -> Result<ResponseBody, shardscope_core::view::explore::FieldError>,
+    ) -> ResponseBody {
+        match self.explore.as_ref() {
+            Some(job) => answer(job).unwrap_or_else(ResponseBody::ExploreFailed),
             None => no_sweep(),
-        }),
+        }
     }
 }
