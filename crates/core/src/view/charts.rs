@@ -447,65 +447,8 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
         );
         return scene;
     };
-    let BatchAxes { x0, x1, y0, y1, .. } = axes;
-    let ((xl, xh), (yl, yh)) = (axes.user, axes.per_pe);
-    for t in log_ticks(xl, xh, x1 - x0) {
-        let x = log_pos(t, xl, xh, x0, x1);
-        scene.line(vec![(x * s, y0 * s), (x * s, y1 * s)], palette::GRID, s);
-        scene.text(
-            x * s,
-            (y1 + 5.0) * s,
-            rate_label(t),
-            font,
-            palette::MUTED,
-            (HAlign::Center, VAlign::Top),
-        );
-    }
-    for t in log_ticks(yl, yh, y1 - y0) {
-        let y = log_pos(t, yl, yh, y1, y0);
-        scene.line(vec![(x0 * s, y * s), (x1 * s, y * s)], palette::GRID, s);
-        scene.text(
-            (x0 - 5.0) * s,
-            y * s,
-            rate_label(t),
-            font,
-            palette::MUTED,
-            (HAlign::Right, VAlign::Middle),
-        );
-    }
-    scene.outline(x0 * s, y0 * s, x1 * s, y1 * s, palette::MUTED, s);
-    scene.text(
-        (x0 + x1) / 2.0 * s,
-        (height - 4.0) * s,
-        "tokens/s per user (log)",
-        font,
-        palette::INK,
-        (HAlign::Center, VAlign::Bottom),
-    );
-    scene.text(
-        4.0 * s,
-        2.0 * s,
-        "tokens/s per PE",
-        font,
-        palette::INK,
-        (HAlign::Left, VAlign::Top),
-    );
-    if let Some((label, need)) = &plane.guide {
-        let x = log_pos(*need, xl, xh, x0, x1);
-        scene.line(
-            vec![(x * s, y0 * s), (x * s, y1 * s)],
-            palette::VERMILLION,
-            1.5 * s,
-        );
-        scene.text(
-            (x + 4.0) * s,
-            (y0 + 4.0) * s,
-            label.clone(),
-            font,
-            palette::VERMILLION,
-            (HAlign::Left, VAlign::Top),
-        );
-    }
+    draw_batch_axes(&mut scene, plane, &axes, height, s);
+    let BatchAxes { x1, y0, y1, .. } = axes;
     let n = plane.series.len().max(2) as f64 - 1.0;
     let color_of = |b: usize| -> Rgba { efficiency_color(0.1 + 0.8 * b as f64 / n) };
     let at = |p: (f64, f64)| {
@@ -569,6 +512,70 @@ pub fn batch_scene(plane: &BatchPlane, width: f64, height: f64, scale: f64) -> S
         }
     }
     scene
+}
+
+/// The batch view's grid, axes, labels and the SLA guide line.
+fn draw_batch_axes(scene: &mut Scene, plane: &BatchPlane, axes: &BatchAxes, height: f64, s: f64) {
+    let font = 10.5 * s;
+    let &BatchAxes { x0, x1, y0, y1, .. } = axes;
+    let ((xl, xh), (yl, yh)) = (axes.user, axes.per_pe);
+    for t in log_ticks(xl, xh, x1 - x0) {
+        let x = log_pos(t, xl, xh, x0, x1);
+        scene.line(vec![(x * s, y0 * s), (x * s, y1 * s)], palette::GRID, s);
+        scene.text(
+            x * s,
+            (y1 + 5.0) * s,
+            rate_label(t),
+            font,
+            palette::MUTED,
+            (HAlign::Center, VAlign::Top),
+        );
+    }
+    for t in log_ticks(yl, yh, y1 - y0) {
+        let y = log_pos(t, yl, yh, y1, y0);
+        scene.line(vec![(x0 * s, y * s), (x1 * s, y * s)], palette::GRID, s);
+        scene.text(
+            (x0 - 5.0) * s,
+            y * s,
+            rate_label(t),
+            font,
+            palette::MUTED,
+            (HAlign::Right, VAlign::Middle),
+        );
+    }
+    scene.outline(x0 * s, y0 * s, x1 * s, y1 * s, palette::MUTED, s);
+    scene.text(
+        (x0 + x1) / 2.0 * s,
+        (height - 4.0) * s,
+        "tokens/s per user (log)",
+        font,
+        palette::INK,
+        (HAlign::Center, VAlign::Bottom),
+    );
+    scene.text(
+        4.0 * s,
+        2.0 * s,
+        "tokens/s per PE",
+        font,
+        palette::INK,
+        (HAlign::Left, VAlign::Top),
+    );
+    if let Some((label, need)) = &plane.guide {
+        let x = log_pos(*need, xl, xh, x0, x1);
+        scene.line(
+            vec![(x * s, y0 * s), (x * s, y1 * s)],
+            palette::VERMILLION,
+            1.5 * s,
+        );
+        scene.text(
+            (x + 4.0) * s,
+            (y0 + 4.0) * s,
+            label.clone(),
+            font,
+            palette::VERMILLION,
+            (HAlign::Left, VAlign::Top),
+        );
+    }
 }
 
 #[cfg(test)]
