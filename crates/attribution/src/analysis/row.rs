@@ -146,7 +146,9 @@ pub fn pack_rows(rows: &[IntervalRow]) -> Vec<u8> {
         body.f64(r.confidence);
         body.u32(r.reason_codes.len() as u32);
         for code in &r.reason_codes {
-            body.u8(*code as u8);
+            // Its place in `ReasonCode::ALL`, as the classification's in its `ALL`.
+            let index = ReasonCode::ALL.iter().position(|c| c == code).unwrap_or(0);
+            body.u8(index as u8);
         }
         let e = &r.evidence;
         body.u64(e.marker_hits);

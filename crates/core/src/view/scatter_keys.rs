@@ -3,8 +3,7 @@
 //! and ends.
 
 use super::explore::{latency_text, Points, FEASIBLE, FRONTIER};
-use super::scatter::hover_text;
-use super::scatter::ScatterRange;
+use super::scatter::{hover_text, ScatterRange};
 use crate::explorer::SweepRequest;
 
 /// Zoom per +/− press on the scatter: both axes' spans (in logarithms) are multiplied by
