@@ -8,11 +8,11 @@ use std::io::{self, BufRead, Read};
 use std::rc::Rc;
 
 use js_sys::Uint8Array;
-use shardscope_core::json::Tape;
-use shardscope_core::trace::fs::{children_among, kind_among, resolve_dropped};
-use shardscope_core::trace::ranges::{parse_range, Preparsed, RangeTask};
-use shardscope_core::trace::split::Layout;
-use shardscope_core::trace::{PathKind, TraceFs};
+use shardscope_trace::json::Tape;
+use shardscope_trace::trace::fs::{children_among, kind_among, resolve_dropped};
+use shardscope_trace::trace::ranges::{parse_range, Preparsed, RangeTask};
+use shardscope_trace::trace::split::Layout;
+use shardscope_trace::trace::{PathKind, TraceFs};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, FileReaderSync};

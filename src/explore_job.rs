@@ -2,12 +2,13 @@
 //! settings change and shows only the newest answer), kept so that a config's full
 //! breakdown and the exports need no second sweep.
 
-use shardscope_core::explorer::{
+use shardscope_explorer::{
     batch_sweep, evaluate, explore_csv, explore_json, sensitivity, BatchSweepReport, Evaluation,
     SensitivityReport,
 };
-use shardscope_core::view::explore::{parse_short_key, ExploreRequest, FieldError, Points};
-use shardscope_core::view::scenarios::{run_scenarios, Scenario, ScenarioReport};
+use shardscope_session::explore_settings::{parse_short_key, ExploreRequest, FieldError};
+use shardscope_session::scenarios::{run_scenarios, Scenario, ScenarioReport};
+use shardscope_view::explore::Points;
 
 use crate::clock::now_ms;
 use crate::protocol::{ExploreAnswer, ExportFormat};

@@ -30,7 +30,7 @@ pub mod worker;
 pub use protocol::{NamedBlob, RequestBody, ResponseBody, WorkerRequest, WorkerResponse};
 
 /// The version of the computing core this page was built with.
-pub const CORE_VERSION: &str = shardscope_core::VERSION;
+pub const CORE_VERSION: &str = shardscope_attribution::VERSION;
 
 /// What the native stubs of the page and worker binaries say.
 pub const NATIVE_STUB_MESSAGE: &str =

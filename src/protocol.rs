@@ -16,18 +16,18 @@
 //! [`ResponseBody::Error`] (with the request's id when it can be read, else [`READY_ID`]).
 
 use serde::{Deserialize, Serialize};
-use shardscope_core::analysis::compare::RunFacts;
-use shardscope_core::analysis::{AnalyzeSettings, IntervalRow};
-use shardscope_core::attribution::{AttributionConfig, SettingsError};
-use shardscope_core::clocks::Alignment;
-use shardscope_core::explorer::{Evaluation, ExploreReport, SensitivityReport};
-use shardscope_core::trace::ranges::RangeTask;
-use shardscope_core::trace::{LoadError, LoadWarning, SessionStatus};
-use shardscope_core::view::charts::BatchPlane;
-use shardscope_core::view::explore::{ExploreRequest, FieldError};
-use shardscope_core::view::lod::{RankSummary, WindowQuery};
-use shardscope_core::view::scenarios::{Scenario, ScenarioReport};
-pub use shardscope_core::view::trace_status::Stage;
+use shardscope_attribution::analysis::compare::RunFacts;
+use shardscope_attribution::analysis::{AnalyzeSettings, IntervalRow};
+use shardscope_attribution::attribution::{AttributionConfig, SettingsError};
+use shardscope_attribution::clocks::Alignment;
+use shardscope_explorer::{Evaluation, ExploreReport, SensitivityReport};
+use shardscope_session::explore_settings::{ExploreRequest, FieldError};
+use shardscope_session::scenarios::{Scenario, ScenarioReport};
+use shardscope_trace::trace::ranges::RangeTask;
+use shardscope_trace::trace::{LoadError, LoadWarning, SessionStatus};
+use shardscope_view::charts::BatchPlane;
+use shardscope_view::lod::{RankSummary, WindowQuery};
+pub use shardscope_view::trace_status::Stage;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// The id of unsolicited worker messages (the `Ready` handshake, crash reports).
@@ -89,7 +89,7 @@ pub enum RequestBody {
     /// Run the hot paths once on a small synthetic trace ([`crate::trace_job::warm_up`]),
     /// answered by [`ResponseBody::WarmedUp`].
     WarmUp,
-    /// Parse these ranges of a JSON file ([`shardscope_core::trace::ranges`]): one
+    /// Parse these ranges of a JSON file ([`shardscope_trace::trace::ranges`]): one
     /// [`ResponseBody::RangeParsed`] per range, then [`ResponseBody::RangesParsed`].
     /// Two workers parsing half of a big file's ranges each halve its load time.
     ParseRanges {
@@ -239,11 +239,11 @@ pub struct TraceReport {
 
 /// [`TraceReport::rows`] through serde as packed bytes ([`pack_rows`]).
 ///
-/// [`pack_rows`]: shardscope_core::analysis::row::pack_rows
+/// [`pack_rows`]: shardscope_attribution::analysis::row::pack_rows
 mod rows_packed {
     use serde::{Deserialize, Deserializer, Serializer};
-    use shardscope_core::analysis::row::{pack_rows, unpack_rows};
-    use shardscope_core::analysis::IntervalRow;
+    use shardscope_attribution::analysis::row::{pack_rows, unpack_rows};
+    use shardscope_attribution::analysis::IntervalRow;
 
     pub fn serialize<S: Serializer>(rows: &[IntervalRow], s: S) -> Result<S::Ok, S::Error> {
         s.serialize_bytes(&pack_rows(rows))
@@ -255,7 +255,7 @@ mod rows_packed {
     }
 }
 
-/// A timeline window as bytes ([`shardscope_core::view::lod::WindowData::to_bytes`], a typed array in JavaScript):
+/// A timeline window as bytes ([`shardscope_view::lod::WindowData::to_bytes`], a typed array in JavaScript):
 /// one copy across the worker boundary instead of one value per number.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WindowPayload {
@@ -276,7 +276,7 @@ pub struct ParsedFile {
     pub range_bytes: u64,
     /// One `Uint8Array` per range ([`ParsedRange::to_bytes`]), in any order.
     ///
-    /// [`ParsedRange::to_bytes`]: shardscope_core::trace::ranges::ParsedRange::to_bytes
+    /// [`ParsedRange::to_bytes`]: shardscope_trace::trace::ranges::ParsedRange::to_bytes
     #[serde(with = "serde_wasm_bindgen::preserve")]
     pub ranges: js_sys::Array,
 }
@@ -367,7 +367,7 @@ pub enum ResponseBody {
         index: usize,
         /// A `Uint8Array` ([`ParsedRange::to_bytes`]).
         ///
-        /// [`ParsedRange::to_bytes`]: shardscope_core::trace::ranges::ParsedRange::to_bytes
+        /// [`ParsedRange::to_bytes`]: shardscope_trace::trace::ranges::ParsedRange::to_bytes
         #[serde(with = "serde_wasm_bindgen::preserve")]
         packed: JsValue,
     },

@@ -1,17 +1,17 @@
 //! The worker's trace state: dropped files loaded once through the core's pipeline
-//! ([`shardscope_core::analysis`]), then kept, so that new settings re-attribute the
+//! ([`shardscope_attribution::analysis`]), then kept, so that new settings re-attribute the
 //! parsed events, the timeline asks for windows and exports are made without reading
 //! any file again.
 
-use shardscope_core::analysis::compare::RunFacts;
-use shardscope_core::analysis::perfetto::{self, to_perfetto};
-use shardscope_core::analysis::{
+use shardscope_attribution::analysis::compare::RunFacts;
+use shardscope_attribution::analysis::perfetto::{self, to_perfetto};
+use shardscope_attribution::analysis::{
     export, load_traces, on_reference_clock, reattribute, session_clocks, AnalyzeError,
     AnalyzeSettings, Attribution,
 };
-use shardscope_core::trace::event::Events;
-use shardscope_core::trace::Dataset;
-use shardscope_core::view::lod::{overview_to_bytes, TimelineIndex, WindowQuery};
+use shardscope_trace::trace::event::Events;
+use shardscope_trace::trace::Dataset;
+use shardscope_view::lod::{overview_to_bytes, TimelineIndex, WindowQuery};
 
 use crate::blob::{blob_size, BlobFs};
 use crate::clock::{now_ms, wasm_memory_bytes};
@@ -24,13 +24,13 @@ use crate::protocol::{
 /// tier before a real file arrives: a cold first load parses about 2× slower. The
 /// compiled code is shared by the page's later workers. Returns the milliseconds spent.
 pub fn warm_up() -> f64 {
-    use shardscope_core::json::Tape;
-    use shardscope_core::trace::ranges::{parse_range, plan};
-    use shardscope_core::trace::split::Layout;
-    use shardscope_core::trace::MemFs;
+    use shardscope_trace::json::Tape;
+    use shardscope_trace::trace::ranges::{parse_range, plan};
+    use shardscope_trace::trace::split::Layout;
+    use shardscope_trace::trace::MemFs;
     let started = now_ms();
     let mut bytes = Vec::new();
-    if shardscope_core::trace::synthetic::write_trace(&mut bytes, 8, 600).is_err() {
+    if shardscope_trace::trace::synthetic::write_trace(&mut bytes, 8, 600).is_err() {
         return 0.0;
     }
     let size = bytes.len() as u64;
@@ -66,7 +66,7 @@ pub fn warm_up() -> f64 {
 pub struct TraceJob {
     files: Vec<(String, u64)>,
     dataset: Dataset,
-    load_errors: Vec<shardscope_core::trace::LoadError>,
+    load_errors: Vec<shardscope_trace::trace::LoadError>,
     parse_ms: f64,
     read_ms: f64,
     stitched_files: u64,
@@ -170,7 +170,7 @@ impl TraceJob {
             Err(AnalyzeError::Load(e)) => problems.push(e),
             // Clocks that cannot be aligned: a problem of that setting.
             Err(AnalyzeError::Clocks(e)) => {
-                settings_problem = Some(shardscope_core::attribution::SettingsError {
+                settings_problem = Some(shardscope_attribution::attribution::SettingsError {
                     field: Some("align_clocks".to_string()),
                     message: e.to_string(),
                 })

@@ -15,7 +15,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::blob::{parse_ranges, read_blob_info};
-use shardscope_core::view::charts::BatchPlane;
+use shardscope_view::charts::BatchPlane;
 
 use crate::explore_job::ExploreJob;
 use crate::protocol::{
@@ -132,7 +132,7 @@ pub fn handle_message(data: JsValue, post: &mut dyn FnMut(&WorkerResponse)) {
 fn parse_ranges_async(
     id: u32,
     file: crate::protocol::NamedBlob,
-    tasks: Vec<shardscope_core::trace::ranges::RangeTask>,
+    tasks: Vec<shardscope_trace::trace::ranges::RangeTask>,
     default_session_id: String,
 ) {
     wasm_bindgen_futures::spawn_local(async move {
@@ -293,7 +293,7 @@ impl WorkerState {
         &mut self,
         files: &[crate::protocol::NamedBlob],
         parsed: Vec<crate::protocol::ParsedFile>,
-        settings: &shardscope_core::analysis::AnalyzeSettings,
+        settings: &shardscope_attribution::analysis::AnalyzeSettings,
         lanes_aligned: bool,
         progress: &mut dyn FnMut(u64, u64, Stage),
     ) -> ResponseBody {
@@ -319,7 +319,8 @@ impl WorkerState {
         &self,
         answer: impl FnOnce(
             &ExploreJob,
-        ) -> Result<ResponseBody, shardscope_core::view::explore::FieldError>,
+        )
+            -> Result<ResponseBody, shardscope_session::explore_settings::FieldError>,
     ) -> ResponseBody {
         match self.explore.as_ref() {
             Some(job) => answer(job).unwrap_or_else(ResponseBody::ExploreFailed),

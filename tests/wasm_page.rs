@@ -5,7 +5,7 @@
 // Tests may panic on the unexpected: that is how they fail.
 
 use js_sys::{Array, Reflect, Uint8Array};
-use shardscope_core::view::permalink::{Link, View};
+use shardscope_session::permalink::{Link, View};
 use shardscope_web::protocol::{
     from_js, peek_id, to_js, BlobSummary, NamedBlob, RequestBody, ResponseBody, Stage,
     WorkerRequest, WorkerResponse, READY_ID,
@@ -130,7 +130,7 @@ fn responses_round_trip_and_keep_64_bit_integers_exact() {
         WorkerResponse {
             id: 2,
             body: ResponseBody::Pong {
-                core_version: shardscope_core::VERSION.into(),
+                core_version: shardscope_attribution::VERSION.into(),
                 build: shardscope_web::protocol::BUILD_ID.into(),
             },
         },
@@ -225,11 +225,11 @@ fn only_progress_is_not_final() {
 #[wasm_bindgen_test]
 fn core_arithmetic_runs_in_wasm() {
     // Python's round() on the exact binary value: 2.675 is 2.67499999... in binary.
-    assert_eq!(shardscope_core::py::py_round(2.675, 2), 2.67);
-    assert_eq!(shardscope_core::py::py_round(0.5, 0), 0.0);
-    assert_eq!(shardscope_core::py::py_round(2.5, 0), 2.0);
-    assert_eq!(shardscope_core::py::py_round(0.09375, 6), 0.09375);
-    assert!(!shardscope_core::VERSION.is_empty());
+    assert_eq!(shardscope_text::py::py_round(2.675, 2), 2.67);
+    assert_eq!(shardscope_text::py::py_round(0.5, 0), 0.0);
+    assert_eq!(shardscope_text::py::py_round(2.5, 0), 2.0);
+    assert_eq!(shardscope_text::py::py_round(0.09375, 6), 0.09375);
+    assert!(!shardscope_attribution::VERSION.is_empty());
 }
 
 #[wasm_bindgen_test]

@@ -7,9 +7,9 @@
 use std::io::Read;
 
 use js_sys::{Array, Uint8Array};
-use shardscope_core::analysis::{AnalyzeSettings, IntervalRow};
-use shardscope_core::attribution::{Classification, Preset};
-use shardscope_core::view::lod::{WindowData, WindowQuery};
+use shardscope_attribution::analysis::{AnalyzeSettings, IntervalRow};
+use shardscope_attribution::attribution::{Classification, Preset};
+use shardscope_view::lod::{WindowData, WindowQuery};
 use shardscope_web::blob::{read_blob_info, BlobReader};
 use shardscope_web::protocol::{
     fnv1a32_update, to_js, NamedBlob, RequestBody, ResponseBody, WorkerRequest, WorkerResponse,
@@ -143,7 +143,7 @@ fn ping_is_answered_with_the_core_version() {
         vec![WorkerResponse {
             id: 42,
             body: ResponseBody::Pong {
-                core_version: shardscope_core::VERSION.to_string(),
+                core_version: shardscope_attribution::VERSION.to_string(),
                 build: shardscope_web::protocol::BUILD_ID.to_string(),
             }
         }]
@@ -419,7 +419,7 @@ fn kept_dataset_answers_reattribution_windows_and_exports() {
             settings: AnalyzeSettings {
                 overrides: vec![(
                     "min_confidence".into(),
-                    shardscope_core::attribution::OverrideValue::Float(1.5),
+                    shardscope_attribution::attribution::OverrideValue::Float(1.5),
                 )],
                 ..settings(Preset::Medium)
             },

@@ -57,7 +57,7 @@ pub fn save_page_canvas_png(
     testid: &str,
     what: &str,
     name: &str,
-    repaint: Option<shardscope_core::view::theme::Theme>,
+    repaint: Option<shardscope_view::theme::Theme>,
 ) -> Result<(), String> {
     let canvas = super::canvas::canvas_by_testid(testid)
         .ok_or_else(|| format!("{what} is not on the page"))?;

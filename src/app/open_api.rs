@@ -8,7 +8,7 @@
 
 use js_sys::{Array, ArrayBuffer, Object, Reflect};
 use leptos::prelude::*;
-use shardscope_core::view::permalink::{dropped_notice, Link};
+use shardscope_session::permalink::{dropped_notice, Link};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, MessageEvent, Window};

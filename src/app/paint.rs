@@ -7,8 +7,8 @@
 
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
-use shardscope_core::view::scene::{HAlign, Rgba, Scene, Shape, VAlign};
-use shardscope_core::view::theme::{Theme, ThemePainter};
+use shardscope_view::scene::{HAlign, Rgba, Scene, Shape, VAlign};
+use shardscope_view::theme::{Theme, ThemePainter};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 const FONT: &str = "system-ui, -apple-system, \"Segoe UI\", Roboto, sans-serif";
@@ -75,7 +75,7 @@ pub fn warm_up_text() {
             2.0 + 11.0 * i as f64,
             "rank 0 · 1.5 GiB",
             size,
-            shardscope_core::view::scene::palette::INK,
+            shardscope_view::scene::palette::INK,
             (HAlign::Left, VAlign::Top),
         );
     }

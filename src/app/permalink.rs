@@ -1,8 +1,8 @@
 //! The permalink glue: the address bar's fragment in and out. The encoding itself
-//! (keys, versions, what is dropped) is the core's ([`shardscope_core::view::permalink`]).
+//! (keys, versions, what is dropped) is the core's ([`shardscope_session::permalink`]).
 //! The fragment never reaches a server.
 
-use shardscope_core::view::permalink::{dropped_notice, Link};
+use shardscope_session::permalink::{dropped_notice, Link};
 
 /// The current page's fragment.
 pub fn current_fragment() -> String {

@@ -6,26 +6,26 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use shardscope_core::analysis::compare::{CompareAxis, Measure};
-use shardscope_core::analysis::AnalyzeSettings;
-use shardscope_core::attribution::{Classification, Preset, SettingsError};
-use shardscope_core::explorer::{Evaluation, ExploreReport, SensitivityReport};
-use shardscope_core::trace::{LoadError, LoadWarning};
-use shardscope_core::view::charts::BatchPlane;
-use shardscope_core::view::explore::{
-    ColorBy, ExploreRequest, ExploreSettings, FieldError, Points,
-};
-use shardscope_core::view::lod::WindowData;
-use shardscope_core::view::permalink::{CompareLink, ExploreLink, Link, TraceLink};
-use shardscope_core::view::rank_filter::parse_rank_filter;
-use shardscope_core::view::recent::KeptList;
-use shardscope_core::view::scenarios::{Scenario, ScenarioReport};
-use shardscope_core::view::source::Source;
-pub use shardscope_core::view::table::SortKey;
-use shardscope_core::view::timeline::TimeWindow;
-use shardscope_core::view::trace_settings::{self, ResolvedTraceSettings, TraceSettingsInput};
+use shardscope_attribution::analysis::compare::{CompareAxis, Measure};
+use shardscope_attribution::analysis::AnalyzeSettings;
+use shardscope_attribution::attribution::{Classification, Preset, SettingsError};
+use shardscope_explorer::{Evaluation, ExploreReport, SensitivityReport};
+use shardscope_session::explore_settings::{ColorBy, ExploreRequest, ExploreSettings, FieldError};
+use shardscope_session::permalink::{CompareLink, ExploreLink, Link, TraceLink};
+use shardscope_session::rank_filter::parse_rank_filter;
+use shardscope_session::recent::KeptList;
+use shardscope_session::scenario_list::ScenarioList;
+use shardscope_session::scenarios::ScenarioReport;
+use shardscope_session::source::Source;
+use shardscope_session::trace_settings::{self, ResolvedTraceSettings, TraceSettingsInput};
+use shardscope_trace::trace::{LoadError, LoadWarning};
+use shardscope_view::charts::BatchPlane;
+use shardscope_view::explore::Points;
+use shardscope_view::lod::WindowData;
+pub use shardscope_view::table::SortKey;
+use shardscope_view::timeline::TimeWindow;
 
-pub use shardscope_core::view::permalink::View;
+pub use shardscope_session::permalink::View;
 
 use crate::protocol::{NamedBlob, Stage, TraceReport};
 
@@ -158,7 +158,7 @@ impl Problem {
 
     /// A loading error as shown: stormlog's text, where it happened, and a hint.
     pub fn from_load_error(e: &LoadError) -> Problem {
-        use shardscope_core::trace::LoadErrorKind as K;
+        use shardscope_trace::trace::LoadErrorKind as K;
         let hint = match e.kind {
             K::Utf8 | K::Gzip => {
                 Some("Is this a stormlog export? It is not UTF-8 JSON, JSONL or CSV text.")
@@ -516,8 +516,7 @@ pub struct ExploreState {
     /// Batch sweeps shown so far (`data-runs` of `batch-view`).
     pub batch_runs: RwSignal<u64>,
     /// Kept scenarios (at most four), whether each is drawn, and their comparison.
-    pub scenarios: RwSignal<Vec<Scenario>>,
-    pub scenarios_shown: RwSignal<Vec<bool>>,
+    pub scenarios: RwSignal<ScenarioList>,
     pub scenario_report: RwSignal<Option<Arc<ScenarioReport>>>,
     /// Why the scenarios could not be compared.
     pub scenario_problem: RwSignal<Option<String>>,
@@ -552,8 +551,7 @@ impl ExploreState {
             batch_running: RwSignal::new(false),
             batch_ms: RwSignal::new(0.0),
             batch_runs: RwSignal::new(0),
-            scenarios_shown: RwSignal::new(vec![true; link.scenarios.len()]),
-            scenarios: RwSignal::new(link.scenarios.clone()),
+            scenarios: RwSignal::new(ScenarioList::new(link.scenarios.clone())),
             scenario_report: RwSignal::new(None),
             scenario_problem: RwSignal::new(None),
         }
@@ -567,7 +565,7 @@ impl ExploreState {
             pinned: self.pinned.get(),
             infeasible: self.infeasible.get(),
             color: self.color_by.get(),
-            scenarios: self.scenarios.get(),
+            scenarios: self.scenarios.with(ScenarioList::scenarios),
         }
     }
 }

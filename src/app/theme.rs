@@ -4,7 +4,7 @@
 //! core's `view::theme`; the canvases are painted in [`ThemeState::shown`].
 
 use leptos::prelude::*;
-use shardscope_core::view::theme::{Theme, ThemeChoice, DARK_EXPORTS_SETTING, THEME_SETTING};
+use shardscope_view::theme::{Theme, ThemeChoice, DARK_EXPORTS_SETTING, THEME_SETTING};
 use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::JsCast;
 

@@ -1,7 +1,7 @@
 //! The workers' WebAssembly, fetched and compiled once for the whole page.
 //!
 //! [`prepare`] starts with the page: it picks the worker build (SIMD where the browser
-//! validates it: [`shardscope_core::trace::ranges::share::worker_build`]), fetches its
+//! validates it: [`shardscope_trace::trace::ranges::share::worker_build`]), fetches its
 //! JavaScript glue and the loader (`public/worker_loader.js`) once, joined into one `blob:`
 //! script, and compiles its module once with streaming compilation, while it downloads.
 //! Every worker the page starts ([`super::worker_client::WorkerClient::start_shared`])
@@ -17,7 +17,7 @@
 use std::cell::RefCell;
 
 use js_sys::{Object, Promise, Reflect, Uint8Array, WebAssembly};
-use shardscope_core::trace::ranges::share::{worker_build, WorkerBuild};
+use shardscope_trace::trace::ranges::share::{worker_build, WorkerBuild};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};

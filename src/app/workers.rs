@@ -7,7 +7,7 @@
 //! - `spare`: started with the page (and pinged for the header badge), so a load does
 //!   not wait for a worker to boot; warmed up once the page has settled;
 //! - `helpers`: the other parse workers (one per core but one, 2 to 8 in all with the
-//!   loading worker: `shardscope_core::trace::ranges::share::page_workers`; `?workers=N`
+//!   loading worker: `shardscope_trace::trace::ranges::share::page_workers`; `?workers=N`
 //!   forces N), started after the warm-up; while a big JSON file loads, each parses its
 //!   share of the ranges and the loading worker the rest ([`super::trace::jobs`]), then
 //!   they are dropped.
@@ -16,7 +16,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 
 use leptos::prelude::*;
-use shardscope_core::view::lod::WindowQuery;
+use shardscope_view::lod::WindowQuery;
 
 use super::now_ms;
 use super::state::{AppState, RunSlot, WorkerStatus};
@@ -239,7 +239,7 @@ fn parse_workers() -> usize {
     let query = window
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
-    shardscope_core::trace::ranges::share::page_workers(cores, &query)
+    shardscope_trace::trace::ranges::share::page_workers(cores, &query)
 }
 
 /// Start a worker whose crashes are reported in the header badge.

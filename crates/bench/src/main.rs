@@ -21,9 +21,9 @@ use std::io::BufWriter;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use shardscope_core::analysis::{analyze, reattribute, AnalyzeSettings};
-use shardscope_core::trace::synthetic::{write_trace, Rng};
-use shardscope_core::trace::StdFs;
+use shardscope_attribution::analysis::{analyze, reattribute, AnalyzeSettings};
+use shardscope_trace::trace::synthetic::{write_trace, Rng};
+use shardscope_trace::trace::StdFs;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -72,7 +72,7 @@ fn gen_trace(path: &str, ranks: u64, samples: u64) -> std::io::Result<()> {
 /// `ranks` × `samples` synthetic samples: index build time, then the median time of a
 /// 1,200-column query of all ranks for the whole trace and for windows down to 0.1 %.
 fn bench_clocks(ranks: u64, markers: u64) -> ExitCode {
-    use shardscope_core::clocks::{estimate, ClockStatus};
+    use shardscope_attribution::clocks::{estimate, ClockStatus};
     let mut rng = Rng(0xc10c_c10c);
     let mut t = 1_700_000_000_000_000_000_i64;
     let truth: Vec<i64> = (0..markers)
@@ -125,7 +125,7 @@ fn bench_clocks(ranks: u64, markers: u64) -> ExitCode {
 }
 
 fn bench_lod(ranks: u64, samples: u64) -> ExitCode {
-    use shardscope_core::view::lod::{RankSeries, TimelineIndex, WindowQuery};
+    use shardscope_view::lod::{RankSeries, TimelineIndex, WindowQuery};
     const STEP_NS: i64 = 100_000_000;
     let mut rng = Rng(0x10d_10d_10d);
     let series: Vec<RankSeries> = (0..ranks as i64)
@@ -278,9 +278,9 @@ fn bench_trace(path: &str, runs: usize, parallel: bool) -> ExitCode {
 /// Each stage of a load apart, on the file read into memory first (so this process's RSS
 /// holds the whole file: `trace` is the one that measures memory).
 fn bench_stages(path: &str, runs: usize) -> ExitCode {
-    use shardscope_core::analysis::{export, load_traces_on};
-    use shardscope_core::trace::MemFs;
-    use shardscope_core::view::lod::TimelineIndex;
+    use shardscope_attribution::analysis::{export, load_traces_on};
+    use shardscope_trace::trace::MemFs;
+    use shardscope_view::lod::TimelineIndex;
     let settings = AnalyzeSettings::default();
     let mut times: [Vec<f64>; 5] = Default::default();
     let mut size = 0usize;

@@ -2,11 +2,11 @@
 //! session's collective markers (beyond stormlog; docs/contracts.md §1 "align").
 
 use clap::Args;
-use shardscope_core::analysis::{
+use shardscope_attribution::analysis::{
     clock_alignment, export, load_traces, AnalyzeError, AnalyzeSettings,
 };
-use shardscope_core::clocks::ClockError;
-use shardscope_core::trace::StdFs;
+use shardscope_attribution::clocks::ClockError;
+use shardscope_trace::trace::StdFs;
 
 use crate::error::CliError;
 use crate::Format;

@@ -1,11 +1,13 @@
 //! `shardscope attribute`: load traces, run stormlog's collective attribution, print.
 
 use clap::Args;
-use shardscope_core::analysis::perfetto::to_perfetto;
-use shardscope_core::analysis::{analyze_on, export, Analysis, AnalyzeSettings, Attribution};
-use shardscope_core::attribution::{OverrideValue, Preset};
-use shardscope_core::trace::Dataset;
-use shardscope_core::trace::StdFs;
+use shardscope_attribution::analysis::perfetto::to_perfetto;
+use shardscope_attribution::analysis::{
+    analyze_on, export, Analysis, AnalyzeSettings, Attribution,
+};
+use shardscope_attribution::attribution::{OverrideValue, Preset};
+use shardscope_trace::trace::Dataset;
+use shardscope_trace::trace::StdFs;
 
 use crate::error::CliError;
 use crate::Format;

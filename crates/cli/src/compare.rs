@@ -2,7 +2,7 @@
 //! rank (beyond stormlog; the page's comparison table shows the same numbers).
 
 use clap::Args;
-use shardscope_core::analysis::compare::{self, compare_attributions};
+use shardscope_attribution::analysis::compare::{self, compare_attributions};
 
 use crate::attribute::{attribute_run, AttributeOptions};
 use crate::error::CliError;

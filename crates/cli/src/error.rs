@@ -7,9 +7,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use serde::Serialize;
-use shardscope_core::analysis::AnalyzeError;
-use shardscope_core::explorer::ExplorerError;
-use shardscope_core::trace::LoadError;
+use shardscope_attribution::analysis::AnalyzeError;
+use shardscope_explorer::ExplorerError;
+use shardscope_trace::trace::LoadError;
 
 use crate::Format;
 

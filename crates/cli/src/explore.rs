@@ -13,16 +13,16 @@
 //! checked by the same functions the page uses, so messages and fields agree.
 
 use clap::Args;
-use shardscope_core::explorer::{
+use shardscope_explorer::{
     batch_sweep, calibrate, explore, explore_csv, explore_json, sensitivity, validate_batches,
     EfficiencyMode, ExplorerError, MachineParams, Measurement, Mode, ModelConfig, Scope,
     ScoreOptions, Sla, SweepRequest, TopologyConfig, DEFAULT_BASELINE, MAX_BATCH, MAX_DEGREE,
     MAX_S_KV,
 };
-use shardscope_core::view::explore::{
+use shardscope_session::explore_settings::{
     parse_count, parse_measurement, parse_ms, ExploreSettings, FieldError,
 };
-use shardscope_core::view::scenarios::{self, parse_scenario, Scenario};
+use shardscope_session::scenarios::{self, parse_scenario, Scenario};
 
 use crate::error::CliError;
 use crate::explore_text::{

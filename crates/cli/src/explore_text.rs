@@ -3,13 +3,14 @@
 
 use std::fmt::Write as _;
 
-use shardscope_core::csv_text::CsvText;
-use shardscope_core::explorer::{
+use shardscope_explorer::{
     csv_config, BatchSweepReport, Calibration, ConfigScore, EfficiencyMode, ExploreReport, Mode,
     Scope, SensitivityReport, ServingScore, Sla, CSV_HEADER,
 };
-use shardscope_core::view::explore::calibration_text;
-use shardscope_core::view::scenarios::{self, ScenarioReport};
+use shardscope_session::scenarios::ScenarioReport;
+use shardscope_text::csv_text::CsvText;
+use shardscope_view::explore::calibration_text;
+use shardscope_view::scenario_view;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Align {
@@ -360,7 +361,7 @@ pub(crate) fn scenario_table(r: &ScenarioReport) -> String {
         }
     }
     out.push('\n');
-    let header = scenarios::table_header();
+    let header = scenario_view::table_header();
     let headers: Vec<(&str, Align)> = header
         .iter()
         .enumerate()
@@ -368,7 +369,7 @@ pub(crate) fn scenario_table(r: &ScenarioReport) -> String {
         .collect();
     out.push_str(&render_table(
         &headers,
-        &scenarios::table_cells(&r.comparison),
+        &scenario_view::table_cells(&r.comparison),
     ));
     out.push('\n');
     for line in &r.comparison.summary {

@@ -1,4 +1,4 @@
-//! `shardscope`: the native command line over shardscope-core.
+//! `shardscope`: the native command line over the core crates.
 //! Thin adapter: parse arguments (clap), call the core, print, map errors to exit codes.
 //! A library too, so that the Python package runs `explore` and `sensitivity` through the
 //! very same options ([`run_to_text`]); `src/main.rs` is [`main`].
@@ -22,7 +22,7 @@ pub use error::CliError;
 /// Attribute memory spikes of distributed runs to collective communication (stormlog
 /// 0.4.3's rules and numbers), and explore how to split a model over a machine.
 #[derive(Parser)]
-#[command(name = "shardscope", version = shardscope_core::VERSION, propagate_version = true)]
+#[command(name = "shardscope", version = shardscope_attribution::VERSION, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -12,12 +12,12 @@ use clap::Args;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use serde::Serialize;
-use shardscope_core::attribution::Preset;
-use shardscope_core::trace::archive::ArchiveKind;
-use shardscope_core::view::permalink::{report_link, TraceLink};
-use shardscope_core::view::source::{
+use shardscope_attribution::attribution::Preset;
+use shardscope_session::permalink::{report_link, TraceLink};
+use shardscope_session::source::{
     index_json, report_names, ReportInput, INDEX_FILE, REPORT_TRACES,
 };
+use shardscope_trace::trace::archive::ArchiveKind;
 
 use crate::attribute::{attribute_run, AttributeOptions};
 use crate::error::CliError;

@@ -71,7 +71,7 @@ fn every_subcommand_has_help_listing_every_flag() {
         let version = r.stdout.trim();
         assert!(
             version.starts_with("shardscope")
-                && version.ends_with(&format!(" {}", shardscope_core::VERSION)),
+                && version.ends_with(&format!(" {}", shardscope_attribution::VERSION)),
             "{version}"
         );
     }

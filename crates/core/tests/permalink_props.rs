@@ -7,12 +7,12 @@ use shardscope_core::attribution::{Preset, OVERRIDE_FIELDS};
 use shardscope_core::explorer::{
     EfficiencyMode, Mode, Scope, MACHINE_PRESETS, MAX_SCENARIOS, MODEL_PRESETS,
 };
-use shardscope_core::view::explore::{short_key, ColorBy, ExploreSettings, Knob};
-use shardscope_core::view::permalink::{
+use shardscope_core::session::explore_settings::{short_key, ColorBy, ExploreSettings, Knob};
+use shardscope_core::session::permalink::{
     CompareLink, ExploreLink, Link, TraceLink, View, MAX_PINNED,
 };
-use shardscope_core::view::scenarios::Scenario;
-use shardscope_core::view::source::Source;
+use shardscope_core::session::scenarios::Scenario;
+use shardscope_core::session::source::Source;
 use shardscope_core::view::timeline::TimeWindow;
 
 /// Any text with something besides white space in it (session ids, file names).

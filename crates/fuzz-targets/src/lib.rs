@@ -20,12 +20,12 @@
 
 use std::io::Write;
 
-use shardscope_core::analysis::{reattribute, AnalyzeSettings};
-use shardscope_core::clocks::{estimate, ClockStatus, MIN_MATCHES};
-use shardscope_core::explorer::{explore, MachineParams, ModelConfig, SweepRequest};
-use shardscope_core::json::Tape;
-use shardscope_core::trace::{load, LoadOptions, LoadOutcome, MemFs};
-use shardscope_core::view::permalink::Link;
+use shardscope_attribution::analysis::{reattribute, AnalyzeSettings};
+use shardscope_attribution::clocks::{estimate, ClockStatus, MIN_MATCHES};
+use shardscope_explorer::{explore, MachineParams, ModelConfig, SweepRequest};
+use shardscope_session::permalink::Link;
+use shardscope_trace::json::Tape;
+use shardscope_trace::trace::{load, LoadOptions, LoadOutcome, MemFs};
 
 /// How the fuzzer's bytes become files: the first byte picks the layout (low 3 bits)
 /// and the parallel parse's range size (high bits); the rest is the content, split at
@@ -146,7 +146,7 @@ pub fn trace_load(data: &[u8]) {
     for settings in [
         AnalyzeSettings::default(),
         AnalyzeSettings {
-            preset: shardscope_core::attribution::Preset::High,
+            preset: shardscope_attribution::attribution::Preset::High,
             phases: true,
             ..AnalyzeSettings::default()
         },

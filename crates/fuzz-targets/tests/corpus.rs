@@ -143,8 +143,8 @@ fn custom_machine_corpus_and_mutations() {
 /// rewrites them.
 #[test]
 fn preset_seeds_match_the_presets() {
-    use shardscope_core::explorer::{MACHINE_PRESETS, MODEL_PRESETS};
-    use shardscope_core::view::custom::{machine_preset_json, model_preset_json};
+    use shardscope_explorer::{MACHINE_PRESETS, MODEL_PRESETS};
+    use shardscope_session::custom::{machine_preset_json, model_preset_json};
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus");
     let write = std::env::var_os("SHARDSCOPE_WRITE_SEEDS").is_some();
     type Preset = fn(&str) -> Option<serde_json::Value>;

@@ -4,7 +4,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
 
-use shardscope_core::attribution::{AttributionConfig, OverrideValue, Preset, OVERRIDES};
+use shardscope_attribution::attribution::{AttributionConfig, OverrideValue, Preset, OVERRIDES};
 
 /// One Python value as an override value: what stormlog's `replace(config, **overrides)`
 /// would store (bools before ints: `True` is an int in Python too).

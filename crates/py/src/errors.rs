@@ -10,10 +10,10 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
+use shardscope_attribution::analysis::AnalyzeError;
+use shardscope_attribution::attribution::SettingsError;
 use shardscope_cli::CliError;
-use shardscope_core::analysis::AnalyzeError;
-use shardscope_core::attribution::SettingsError;
-use shardscope_core::trace::LoadError;
+use shardscope_trace::trace::LoadError;
 
 create_exception!(
     shardscope,

@@ -9,12 +9,12 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PySet, PySlice, PyString, PyTuple};
 
-use shardscope_core::attribution::{attribute, AttributionConfig, AttributionResult};
-use shardscope_core::phases::PhaseReplayIndex;
-use shardscope_core::trace::event::Counters;
-use shardscope_core::trace::external::{EventTable, ExternalEvent};
-use shardscope_core::trace::marker::contains_collective_token;
-use shardscope_core::trace::{load, Dataset, Events, LoadError, LoadOptions, StdFs};
+use shardscope_attribution::attribution::{attribute, AttributionConfig, AttributionResult};
+use shardscope_attribution::phases::PhaseReplayIndex;
+use shardscope_trace::trace::event::Counters;
+use shardscope_trace::trace::external::{EventTable, ExternalEvent};
+use shardscope_trace::trace::marker::contains_collective_token;
+use shardscope_trace::trace::{load, Dataset, Events, LoadError, LoadOptions, StdFs};
 
 use crate::Run;
 

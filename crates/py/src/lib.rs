@@ -1,4 +1,4 @@
-//! `shardscope._shardscope`: the Python package's binding over shardscope-core.
+//! `shardscope._shardscope`: the Python package's binding over the core crates (trace reading and attribution).
 //!
 //! A thin adapter, like the CLI and the worker: it converts Python values to the core's
 //! types and back, releases the GIL around everything that reads or computes, and turns
@@ -14,9 +14,9 @@ use std::ffi::OsString;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use shardscope_core::analysis::{analyze_on, export, Analysis, AnalyzeSettings};
-use shardscope_core::attribution::{AttributionConfig, AttributionResult, Preset};
-use shardscope_core::trace::StdFs;
+use shardscope_attribution::analysis::{analyze_on, export, Analysis, AnalyzeSettings};
+use shardscope_attribution::attribution::{AttributionConfig, AttributionResult, Preset};
+use shardscope_trace::trace::StdFs;
 
 use errors::{analyze_error, cli_error, load_error, settings_error, Located, TraceError};
 use events::{Event, EventList};
@@ -207,7 +207,7 @@ fn run_cli(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
 
 #[pymodule]
 fn _shardscope(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("__version__", shardscope_core::VERSION)?;
+    m.add("__version__", shardscope_attribution::VERSION)?;
     m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add_class::<Run>()?;
     m.add_class::<EventList>()?;

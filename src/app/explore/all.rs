@@ -5,8 +5,8 @@
 use leptos::ev::{Event, KeyboardEvent, MouseEvent};
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::all_configs::{locate_config, row_window, scroll_top_to_show, VIEW_PX};
-use shardscope_core::view::explore::{all_rows_html, find_config};
+use shardscope_view::all_configs::{locate_config, row_window, scroll_top_to_show, VIEW_PX};
+use shardscope_view::explore::{all_rows_html, find_config};
 use wasm_bindgen::JsCast;
 
 use super::super::state::AppState;

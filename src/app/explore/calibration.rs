@@ -6,10 +6,9 @@
 
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
-use shardscope_core::explorer::TopologyConfig;
-use shardscope_core::view::explore::{
-    calibration_cells, calibration_text, latency_text, MeasuredUnit,
-};
+use shardscope_explorer::TopologyConfig;
+use shardscope_session::explore_settings::MeasuredUnit;
+use shardscope_view::explore::{calibration_cells, calibration_text, latency_text};
 
 use super::super::state::AppState;
 use super::super::workers::WorkersHandle;

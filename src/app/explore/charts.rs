@@ -8,8 +8,8 @@ use std::rc::Rc;
 use leptos::ev::MouseEvent;
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::charts::{batch_hit, batch_scene, sensitivity_scene, BatchAxes};
-use shardscope_core::view::scene::Scene;
+use shardscope_view::charts::{batch_hit, batch_scene, sensitivity_scene, BatchAxes};
+use shardscope_view::scene::Scene;
 
 use super::super::canvas::{canvas_by_testid, device_pixel_ratio, tracked_width};
 use super::super::paint::paint_sliced;

@@ -5,7 +5,7 @@
 use leptos::ev::Event;
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::custom::{Field, Subject};
+use shardscope_session::custom::{Field, Subject};
 use wasm_bindgen::JsCast;
 
 use super::super::download::save_text;

@@ -6,14 +6,13 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use shardscope_core::explorer::{ConfigScore, Evaluation, StageGroup};
-use shardscope_core::view::config_detail::{
+use shardscope_explorer::{ConfigScore, Evaluation, StageGroup};
+use shardscope_session::explore_settings::short_key;
+use shardscope_view::config_detail::{
     bottleneck_sentence, fabric_levels, group_bar, latency_split, memory_versus, pinned_lines,
     toggle_pin, MeasuredMemory, MemoryBar,
 };
-use shardscope_core::view::explore::{
-    config_attributes, latency_text, layer_multiplier, short_key, tied_keys,
-};
+use shardscope_view::explore::{config_attributes, latency_text, layer_multiplier, tied_keys};
 
 use super::super::state::AppState;
 use super::super::workers::WorkersHandle;

@@ -4,10 +4,12 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use shardscope_core::view::explore::{export_stem, resolve, FieldError, Points};
+use shardscope_session::explore_settings::{resolve, FieldError};
+use shardscope_session::scenario_list::ScenarioList;
+use shardscope_view::explore::{export_stem, Points};
 
 use super::super::download::save_text;
-use super::super::state::{AppState, Explored, Phase};
+use super::super::state::{AppState, ExploreState, Explored, Phase};
 use super::super::tasks::next_task;
 use super::super::workers::WorkersHandle;
 use crate::protocol::{ExportFormat, RequestBody, ResponseBody};
@@ -180,9 +182,8 @@ pub fn run_batch(state: AppState, workers: WorkersHandle) {
 
 /// Sweep and compare the kept scenarios (none: the comparison is cleared). Answers
 /// for an older list are dropped.
-pub fn run_scenarios(state: AppState, workers: WorkersHandle) {
-    let explore = state.explore;
-    let scenarios = explore.scenarios.get_untracked();
+pub fn run_scenarios(explore: ExploreState, workers: WorkersHandle) {
+    let scenarios = explore.scenarios.with_untracked(ScenarioList::scenarios);
     if scenarios.is_empty() {
         explore.scenario_report.set(None);
         explore.scenario_problem.set(None);
@@ -193,7 +194,10 @@ pub fn run_scenarios(state: AppState, workers: WorkersHandle) {
     client.request(
         RequestBody::CompareScenarios { scenarios },
         move |response| {
-            if explore.scenarios.with_untracked(|now| *now != wanted) {
+            if explore
+                .scenarios
+                .with_untracked(|now| now.scenarios() != wanted)
+            {
                 return;
             }
             match response {

@@ -20,9 +20,10 @@ pub mod settings;
 use leptos::ev::KeyboardEvent;
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::explorer::{ConfigScore, Mode};
-use shardscope_core::view::explore::{
-    calibration_stat, calibration_text, latency_text, objective_stat, pareto_rows_html, short_key,
+use shardscope_explorer::{ConfigScore, Mode};
+use shardscope_session::explore_settings::short_key;
+use shardscope_view::explore::{
+    calibration_stat, calibration_text, latency_text, objective_stat, pareto_rows_html,
 };
 use wasm_bindgen::JsCast;
 
@@ -259,7 +260,7 @@ pub fn ExploreView() -> impl IntoView {
                         <Scatter />
                     </section>
                     <CalibrationSummary />
-                    <ScenarioPanel />
+                    <ScenarioPanel explore=state.explore view=state.view />
                     <Later>
                         <div class="below-timeline">
                             <ConfigDetail />

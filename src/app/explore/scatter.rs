@@ -10,14 +10,15 @@ use std::rc::Rc;
 use leptos::ev::{KeyboardEvent, MouseEvent};
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::explore::{parse_short_key, short_key, ColorBy, Knob};
-use shardscope_core::view::scatter::{
+use shardscope_session::explore_settings::{parse_short_key, short_key, ColorBy, Knob};
+use shardscope_session::scenario_list::ScenarioList;
+use shardscope_view::scatter::{
     feasible_efficiency_max, hover_text, nearest_point, scatter_scene, Band, Overlay, ScatterMap,
     ScatterRange, ScatterSpec, HOVER_RADIUS_PX, TOOLTIP_FLIP_PX,
 };
-use shardscope_core::view::scatter_keys::{frontier_step, scatter_label, ScatterKey};
-use shardscope_core::view::scenarios::overlays;
-use shardscope_core::view::scene::Scene;
+use shardscope_view::scatter_keys::{frontier_step, scatter_label, ScatterKey};
+use shardscope_view::scenario_view::overlays;
+use shardscope_view::scene::Scene;
 
 use super::super::canvas::{device_pixel_ratio, tracked_width};
 use super::super::now_ms;
@@ -270,7 +271,7 @@ fn point_of_key(a: &Explored, key: &str) -> Option<usize> {
 
 /// The shown scenarios' frontiers (see `scenarios`), tracked.
 fn shown_overlays(explore: ExploreState) -> Vec<Overlay> {
-    let shown = explore.scenarios_shown.get();
+    let shown = explore.scenarios.with(ScenarioList::shown);
     explore
         .scenario_report
         .with(|r| r.as_ref().map(|r| overlays(r, &shown)))
@@ -294,7 +295,7 @@ fn repaint_on_change(
             explore.infeasible.track();
             explore.color_by.track();
             explore.scenario_report.track();
-            explore.scenarios_shown.track();
+            explore.scenarios.track();
             state.theme.choice.track();
             state.theme.system_dark.track();
             if state.view.get() == View::Explore {
@@ -440,7 +441,7 @@ fn ScatterToolbar(zoom: RwSignal<Option<ScatterRange>>) -> impl IntoView {
                     "Each square is a configuration that fits, coloured by {}; ringed circles are the frontier{}. \
                      Hover for details, click to select, drag to zoom, double-click to reset.",
                     explore.color_by.get().name(),
-                    if explore.scenarios.with(Vec::is_empty) {
+                    if explore.scenarios.with(ScenarioList::is_empty) {
                         ""
                     } else {
                         "; coloured shapes joined by lines are the scenarios' frontiers"

@@ -5,9 +5,10 @@
 
 use leptos::ev::Event;
 use leptos::prelude::*;
-use shardscope_core::explorer::{EfficiencyMode, Mode, Scope, MACHINE_PRESETS, MODEL_PRESETS};
-use shardscope_core::view::custom::Subject;
-use shardscope_core::view::explore::{export_stem, ExploreSettings};
+use shardscope_explorer::{EfficiencyMode, Mode, Scope, MACHINE_PRESETS, MODEL_PRESETS};
+use shardscope_session::custom::Subject;
+use shardscope_session::explore_settings::ExploreSettings;
+use shardscope_view::explore::export_stem;
 
 use super::super::download::save_page_canvas_png;
 use super::super::drawer::SettingsDrawer;

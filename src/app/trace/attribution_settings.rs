@@ -8,9 +8,11 @@ use std::collections::BTreeMap;
 
 use leptos::ev::Event;
 use leptos::prelude::*;
-use shardscope_core::attribution::{AttributionConfig, Preset, SettingsError, OVERRIDE_FIELDS};
-use shardscope_core::view::explain::override_help;
-use shardscope_core::view::rank_filter::parse_rank_filter;
+use shardscope_attribution::attribution::{
+    AttributionConfig, Preset, SettingsError, OVERRIDE_FIELDS,
+};
+use shardscope_session::rank_filter::parse_rank_filter;
+use shardscope_view::explain::override_help;
 
 use super::super::state::{AppState, RunSlot, TraceSettings};
 use super::super::workers::WorkersHandle;

@@ -6,7 +6,7 @@
 
 use leptos::ev::Event;
 use leptos::prelude::*;
-use shardscope_core::view::clocks::{clock_rows, clocks_summary, ClockRow};
+use shardscope_view::clocks_panel::{clock_rows, clocks_summary, ClockRow};
 
 use super::super::state::AppState;
 use super::super::workers::WorkersHandle;

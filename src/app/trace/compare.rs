@@ -1,22 +1,22 @@
 //! Comparing the trace view's run (A) with a second one (B), beyond stormlog: the card
 //! that takes run B (pickers, or a drop onto it), and the per-rank table A vs B with
 //! its verdict and exports. The numbers are the core's
-//! ([`shardscope_core::analysis::compare`]), the same as `shardscope compare`'s.
+//! ([`shardscope_attribution::analysis::compare`]), the same as `shardscope compare`'s.
 
 use std::sync::Arc;
 
 use leptos::ev::Event;
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::analysis::compare::{
+use shardscope_attribution::analysis::compare::{
     self, compare as compare_runs, sort_rows, CompareAxis, Comparison, RunInput, ANCHOR_MARKERS,
 };
-use shardscope_core::analysis::IntervalRow;
-use shardscope_core::view::compare::{
+use shardscope_attribution::analysis::IntervalRow;
+use shardscope_view::compare::{
     cells, change_tone, export_file_name, measure_label, TABLE_MEASURES,
 };
-use shardscope_core::view::format::format_file_size;
-use shardscope_core::view::trace_status::{progress_fraction, progress_text};
+use shardscope_view::format::format_file_size;
+use shardscope_view::trace_status::{progress_fraction, progress_text};
 
 use super::super::download::save_text;
 use super::super::sort_header::sort_header;

@@ -3,12 +3,12 @@
 //! phase.
 
 use leptos::prelude::*;
-use shardscope_core::analysis::{IntervalRow, PhaseLabel};
-use shardscope_core::attribution::AttributionConfig;
-use shardscope_core::view::explain::{confidence_text, evidence_lines, reason_sentence};
-use shardscope_core::view::format::format_duration;
-use shardscope_core::view::timeline::{format_offset, trace_bounds, TimeWindow};
-use shardscope_core::view::timeline_scene::class_color;
+use shardscope_attribution::analysis::{IntervalRow, PhaseLabel};
+use shardscope_attribution::attribution::AttributionConfig;
+use shardscope_view::explain::{confidence_text, evidence_lines, reason_sentence};
+use shardscope_view::format::format_duration;
+use shardscope_view::timeline::{format_offset, trace_bounds, TimeWindow};
+use shardscope_view::timeline_scene::class_color;
 
 use super::super::state::AppState;
 

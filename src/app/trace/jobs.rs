@@ -7,8 +7,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use shardscope_core::view::clocks::export_file_name;
-use shardscope_core::view::lod::{overview_from_bytes, WindowData, WindowQuery};
+use shardscope_view::clocks_panel::export_file_name;
+use shardscope_view::lod::{overview_from_bytes, WindowData, WindowQuery};
 
 use super::super::download::save_text;
 use super::super::now_ms;
@@ -19,8 +19,8 @@ use crate::blob::blob_size;
 use crate::protocol::{
     ExportFormat, NamedBlob, ParsedFile, RequestBody, ResponseBody, Stage, TraceReport,
 };
-use shardscope_core::analysis::{page_input_refusal, AnalyzeSettings};
-use shardscope_core::trace::ranges::share::{
+use shardscope_attribution::analysis::{page_input_refusal, AnalyzeSettings};
+use shardscope_trace::trace::ranges::share::{
     assign, plan_files, Assignment, FilePlan, Gather, LoadedFile, BROWSER_RANGE_BYTES,
 };
 use wasm_bindgen::JsValue;
@@ -382,7 +382,7 @@ fn apply_report(state: AppState, slot: RunSlot, report: TraceReport, fresh: bool
 
 /// Run A's window and selection after a new report: kept where they still make sense.
 fn keep_view_if_it_fits(trace: TraceState, report: &TraceReport, fresh: bool) {
-    let bounds_ok = |w: &shardscope_core::view::timeline::TimeWindow| match (
+    let bounds_ok = |w: &shardscope_view::timeline::TimeWindow| match (
         report.trace_start_ns,
         report.trace_end_ns,
     ) {

@@ -20,9 +20,9 @@ pub mod timeline;
 
 use leptos::ev::DragEvent;
 use leptos::prelude::*;
-use shardscope_core::attribution::Classification;
-use shardscope_core::view::scene::palette;
-use shardscope_core::view::timeline_scene::class_color;
+use shardscope_attribution::attribution::Classification;
+use shardscope_view::scene::palette;
+use shardscope_view::timeline_scene::class_color;
 
 /// The bundled example (copied into `dist/examples/` by Trunk), relative to the page.
 pub const EXAMPLE_URL: &str = "./examples/example-16-ranks.json.gz";

@@ -7,8 +7,8 @@
 
 use js_sys::{Array, Date};
 use leptos::prelude::*;
-use shardscope_core::view::permalink::{Link, TraceLink, View as LinkView};
-use shardscope_core::view::recent::{new_id, KeptFile, KeptList, KeptSet};
+use shardscope_session::permalink::{Link, TraceLink, View as LinkView};
+use shardscope_session::recent::{new_id, KeptFile, KeptList, KeptSet};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, Cache, Request, Response};

@@ -5,8 +5,8 @@
 use leptos::ev::Event;
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::trace::LoadWarning;
-use shardscope_core::view::format::format_file_size;
+use shardscope_trace::trace::LoadWarning;
+use shardscope_view::format::format_file_size;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
@@ -17,9 +17,7 @@ use super::input::{fetch_example, named_blobs};
 use super::jobs::{cancel, export, export_perfetto, load_files};
 use super::EXAMPLE_NAME;
 use crate::protocol::{ExportFormat, NamedBlob, TraceReport};
-use shardscope_core::view::trace_status::{
-    progress_fraction, progress_text, warnings_title, RunSummary,
-};
+use shardscope_view::trace_status::{progress_fraction, progress_text, warnings_title, RunSummary};
 
 /// The input element an event came from.
 fn event_input(ev: &Event) -> Option<HtmlInputElement> {

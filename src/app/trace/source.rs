@@ -5,8 +5,8 @@
 
 use js_sys::{Array, Reflect, Uint8Array};
 use leptos::prelude::*;
-use shardscope_core::view::source::{parse_index, Source};
-use shardscope_core::view::trace_status::Stage;
+use shardscope_session::source::{parse_index, Source};
+use shardscope_view::trace_status::Stage;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, ReadableStreamDefaultReader, RequestInit, RequestMode, Response};

@@ -4,13 +4,13 @@
 use leptos::ev::{KeyboardEvent, MouseEvent};
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::attribution::Classification;
-use shardscope_core::view::clocks::BEYOND_STORMLOG;
-use shardscope_core::view::format::format_bytes;
-use shardscope_core::view::table::{
+use shardscope_attribution::attribution::Classification;
+use shardscope_view::clocks_panel::BEYOND_STORMLOG;
+use shardscope_view::format::format_bytes;
+use shardscope_view::table::{
     count_caption, rows_html, step_selection, table_order, SortKey, TableQuery,
 };
-use shardscope_core::view::timeline_scene::class_color;
+use shardscope_view::timeline_scene::class_color;
 use wasm_bindgen::JsCast;
 
 use super::super::sort_header::sort_header;

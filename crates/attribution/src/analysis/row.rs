@@ -73,7 +73,7 @@ fn saturate(v: i128) -> i64 {
 impl IntervalRow {
     /// A row for tests: `rank`'s interval `[start_ns, end_ns]` of `class`, confidence 0.9,
     /// 2 of 2 ranks in sync, a 100-byte gap (override fields with `..`).
-    /// Public for the view's tests in `shardscope-core`; nothing else calls it.
+    /// Public for the view's tests in `shardscope-view`; nothing else calls it.
     #[doc(hidden)]
     pub fn for_test(rank: i64, start_ns: i64, end_ns: i64, class: Classification) -> IntervalRow {
         IntervalRow {

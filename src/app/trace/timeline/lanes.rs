@@ -7,9 +7,7 @@
 use leptos::ev::{KeyboardEvent, MouseEvent, WheelEvent};
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::timeline_input::{
-    timeline_label, Action, Press, Wheel, DOUBLE_CLICK_ZOOM,
-};
+use shardscope_view::timeline_input::{timeline_label, Action, Press, Wheel, DOUBLE_CLICK_ZOOM};
 
 use super::model::TimelineModel;
 

@@ -14,8 +14,8 @@ mod tooltip;
 
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::lod::{WindowQuery, MAX_COLUMNS};
-use shardscope_core::view::timeline_input::{cursor_phrase, KEY_HELP};
+use shardscope_view::lod::{WindowQuery, MAX_COLUMNS};
+use shardscope_view::timeline_input::{cursor_phrase, KEY_HELP};
 
 use super::super::canvas::{device_pixel_ratio, tracked_width};
 use super::super::state::AppState;

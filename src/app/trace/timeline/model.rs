@@ -6,13 +6,11 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use shardscope_core::analysis::IntervalRow;
-use shardscope_core::view::compare::{joined_bounds, lane_shift_ns};
-use shardscope_core::view::timeline::{interval_at, row_of, trace_bounds, TimeWindow};
-use shardscope_core::view::timeline_input::{
-    hit_tolerance_ns, step_interval, Step, INTERVAL_ZOOM_FILL,
-};
-use shardscope_core::view::timeline_scene::{lane_rank, lanes_per_rank, TimelineLayout};
+use shardscope_attribution::analysis::IntervalRow;
+use shardscope_view::compare::{joined_bounds, lane_shift_ns};
+use shardscope_view::timeline::{interval_at, row_of, trace_bounds, TimeWindow};
+use shardscope_view::timeline_input::{hit_tolerance_ns, step_interval, Step, INTERVAL_ZOOM_FILL};
+use shardscope_view::timeline_scene::{lane_rank, lanes_per_rank, TimelineLayout};
 
 use crate::protocol::TraceReport;
 

@@ -4,8 +4,8 @@
 use leptos::ev::MouseEvent;
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::timeline::TimeWindow;
-use shardscope_core::view::timeline_scene::OVERVIEW_HEIGHT;
+use shardscope_view::timeline::TimeWindow;
+use shardscope_view::timeline_scene::OVERVIEW_HEIGHT;
 
 use super::lanes::local_xy;
 use super::model::TimelineModel;

@@ -7,16 +7,14 @@ use std::rc::Rc;
 
 use leptos::html;
 use leptos::prelude::*;
-use shardscope_core::view::timeline_scene::{
-    overview_scene, timeline_scene, CompareLanes, TimelineSpec,
-};
+use shardscope_view::timeline_scene::{overview_scene, timeline_scene, CompareLanes, TimelineSpec};
 
 use super::super::super::canvas::device_pixel_ratio;
 use super::super::super::now_ms;
 use super::super::super::paint::{mark_paint_ms, paint, paint_sliced};
 use super::super::super::state::AppState;
 use super::model::TimelineModel;
-use shardscope_core::view::theme::Theme;
+use shardscope_view::theme::Theme;
 
 /// The longest a timeline picture paints in one frame: the frame also lays out, paints
 /// and commits the page and the canvas (20–35 ms for two runs' 128 lanes beside run A's

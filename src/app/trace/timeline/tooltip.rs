@@ -2,8 +2,8 @@
 //! Its lines are the core's (`view::timeline_input::tooltip_lines`, `interval_line`).
 
 use leptos::prelude::*;
-use shardscope_core::view::timeline_input::{interval_line, tooltip_lines, HoverPoint};
-use shardscope_core::view::timeline_scene::class_color;
+use shardscope_view::timeline_input::{interval_line, tooltip_lines, HoverPoint};
+use shardscope_view::timeline_scene::class_color;
 
 use super::model::TimelineModel;
 

@@ -208,8 +208,8 @@ fn lift_to_contrast(color: Rgba, background: Rgba, min_ratio: f64) -> Rgba {
 mod tests {
     use super::*;
     use crate::attribution::Classification;
-    use crate::view::explore::{category_color, efficiency_color};
-    use crate::view::timeline_scene::class_color;
+    use crate::explore::{category_color, efficiency_color};
+    use crate::timeline_scene::class_color;
 
     const CLASSES: [Classification; 3] = [
         Classification::CollectiveConfident,

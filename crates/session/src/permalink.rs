@@ -8,13 +8,13 @@
 use crate::analysis::compare::{CompareAxis, ANCHOR_MARKERS};
 use crate::attribution::{Preset, OVERRIDE_FIELDS};
 
-use super::explore::{
+use super::explore_settings::{
     parse_count, parse_measurement, parse_ms, parse_short_key, resolve, ColorBy, ExploreSettings,
 };
 use super::rank_filter::check_rank_filter;
 use super::scenarios::{parse_scenario, Scenario};
 use super::source::{Source, SourceError, REPORT_TRACES};
-use super::timeline::TimeWindow;
+use super::window::TimeWindow;
 use crate::explorer::{
     EfficiencyMode, Mode, Scope, TopologyConfig, MACHINE_PRESETS, MAX_BATCH, MAX_DEGREE,
     MAX_SCENARIOS, MAX_S_KV, MODEL_PRESETS,
@@ -769,7 +769,7 @@ mod tests {
                 selected: Some("cp2.tp4.pp1.dp1.split.TP+CP.pe.pe.qoml".into()),
                 pinned: vec!["cp1.tp8.pp1.dp1.split.TP.pe.pe.kv".into()],
                 infeasible: true,
-                color: ColorBy::Knob(crate::view::explore::Knob::Tp),
+                color: ColorBy::Knob(crate::explore_settings::Knob::Tp),
                 scenarios: Vec::new(),
             },
             ..Link::default()

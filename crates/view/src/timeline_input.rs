@@ -409,7 +409,7 @@ pub fn timeline_label(
 mod tests {
     use super::*;
     use crate::attribution::{Classification, Evidence};
-    use crate::view::lod::LaneWindow;
+    use crate::lod::LaneWindow;
 
     #[test]
     fn a_press_is_a_click_until_it_moves_past_the_threshold() {

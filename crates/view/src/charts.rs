@@ -581,9 +581,9 @@ fn draw_batch_axes(scene: &mut Scene, plane: &BatchPlane, axes: &BatchAxes, heig
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::{parse_short_key, resolve, ExploreSettings};
     use crate::explorer::{batch_sweep, sensitivity, Sla};
-    use crate::view::explore::{parse_short_key, resolve, ExploreSettings};
-    use crate::view::scene::Shape;
+    use crate::scene::Shape;
 
     #[test]
     fn sensitivity_has_a_panel_per_knob_and_marks_what_does_not_fit() {

@@ -684,8 +684,8 @@ pub fn overview_scene(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view::lod::LaneWindow;
-    use crate::view::scene::Shape;
+    use crate::lod::LaneWindow;
+    use crate::scene::Shape;
 
     fn row(rank: i64, start: i64, end: i64, class: Classification) -> IntervalRow {
         IntervalRow::for_test(rank, start, end, class)

@@ -115,7 +115,7 @@ impl RunSummary {
 
     fn aligned_note(&self) -> String {
         if self.aligned {
-            format!(" · {}", super::clocks::BEYOND_STORMLOG)
+            format!(" · {}", super::clocks_panel::BEYOND_STORMLOG)
         } else {
             String::new()
         }

@@ -730,10 +730,10 @@ pub fn nearest_point(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::{resolve, ExploreSettings};
     use crate::explorer::sweep;
-    use crate::view::explore::{resolve, ExploreSettings};
-    use crate::view::scatter_keys::*;
-    use crate::view::scene::Shape;
+    use crate::scatter_keys::*;
+    use crate::scene::Shape;
 
     fn points() -> Points {
         let req = resolve(&ExploreSettings::default()).unwrap();
@@ -919,7 +919,8 @@ mod tests {
 
     #[test]
     fn scenario_frontiers_are_drawn_in_their_styles_within_the_range() {
-        use crate::view::scenarios::{overlays, parse_scenario, run_scenarios, style};
+        use crate::scenario_view::{overlays, style};
+        use shardscope_session::scenarios::{parse_scenario, run_scenarios};
         let base = ExploreSettings::default();
         let list: Vec<_> = ["", "machine=tile-wafer", "model=llama3.1-8b"]
             .iter()
