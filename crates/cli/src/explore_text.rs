@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use shardscope_explorer::{
-    csv_config, BatchSweepReport, Calibration, ConfigScore, EfficiencyMode, ExploreReport, Mode,
-    Scope, SensitivityReport, ServingScore, Sla, CSV_HEADER,
+    csv_config, BatchSweepReport, Calibration, ConfigScore, ExploreReport, ReportHeader,
+    SensitivityReport, ServingScore, Sla, CSV_HEADER,
 };
 use shardscope_session::scenarios::ScenarioReport;
 use shardscope_text::csv_text::CsvText;
@@ -101,34 +101,9 @@ fn config_cells(c: &ConfigScore) -> Vec<String> {
     ]
 }
 
-/// What a report's first line names: the settings it was made with.
-struct Headline<'r> {
-    model: &'r str,
-    machine: &'r str,
-    mode: Mode,
-    s_kv: u64,
-    /// `None` for the batch sweep, whose rows each have their own.
-    batch: Option<u32>,
-    ep: u32,
-    scope: Scope,
-    efficiency: EfficiencyMode,
-}
-
-fn headline(h: Headline<'_>) -> String {
-    let Headline {
-        model,
-        machine,
-        mode,
-        s_kv,
-        batch,
-        ep,
-        scope,
-        efficiency,
-    } = h;
-    let batch = batch.map(|b| format!(" · batch {b}")).unwrap_or_default();
-    format!(
-        "{model} on {machine} · {mode} · s_kv {s_kv}{batch} · ep {ep} · scope {scope} · efficiency {efficiency}\n"
-    )
+/// A report's first line: the settings it was made with.
+fn headline(h: &ReportHeader) -> String {
+    format!("{}\n", h.line())
 }
 
 fn sla_line(sla: &Option<Sla>, s_kv: u64) -> String {
@@ -153,17 +128,8 @@ fn calibration_line(c: &Calibration) -> String {
 }
 
 pub(crate) fn explore_table(r: &ExploreReport) -> String {
-    let mut out = headline(Headline {
-        model: &r.model,
-        machine: &r.machine,
-        mode: r.mode,
-        s_kv: r.s_kv,
-        batch: Some(r.batch),
-        ep: r.ep,
-        scope: r.scope,
-        efficiency: r.efficiency,
-    });
-    out.push_str(&sla_line(&r.sla, r.s_kv));
+    let mut out = headline(&r.header);
+    out.push_str(&sla_line(&r.sla, r.header.s_kv));
     if let Some(c) = &r.calibration {
         out.push_str(&calibration_line(c));
     }
@@ -224,17 +190,8 @@ fn short_config(c: &ConfigScore) -> String {
 }
 
 pub(crate) fn batch_table(r: &BatchSweepReport) -> String {
-    let mut out = headline(Headline {
-        model: &r.model,
-        machine: &r.machine,
-        mode: r.mode,
-        s_kv: r.s_kv,
-        batch: None,
-        ep: r.ep,
-        scope: r.scope,
-        efficiency: r.efficiency,
-    });
-    out.push_str(&sla_line(&r.sla, r.s_kv));
+    let mut out = headline(&r.header);
+    out.push_str(&sla_line(&r.sla, r.header.s_kv));
     out.push_str("system throughput = tokens/s across the deployment (dp·B per step); per PE = that / PEs\n\n");
     let headers = [
         ("batch", Align::Right),
@@ -344,17 +301,8 @@ pub(crate) fn scenario_table(r: &ScenarioReport) -> String {
         let _ = writeln!(out, "{}. {}: {settings}", i + 1, s.name);
         let rep = &s.report;
         out.push_str("   ");
-        out.push_str(&headline(Headline {
-            model: &rep.model,
-            machine: &rep.machine,
-            mode: rep.mode,
-            s_kv: rep.s_kv,
-            batch: Some(rep.batch),
-            ep: rep.ep,
-            scope: rep.scope,
-            efficiency: rep.efficiency,
-        }));
-        let sla = sla_line(&rep.sla, rep.s_kv);
+        out.push_str(&headline(&rep.header));
+        let sla = sla_line(&rep.sla, rep.header.s_kv);
         if !sla.is_empty() {
             out.push_str("   ");
             out.push_str(&sla);
@@ -409,16 +357,7 @@ pub(crate) fn scenario_csv(r: &ScenarioReport) -> String {
 }
 
 pub(crate) fn sensitivity_table(r: &SensitivityReport) -> String {
-    let mut out = headline(Headline {
-        model: &r.model,
-        machine: &r.machine,
-        mode: r.mode,
-        s_kv: r.s_kv,
-        batch: Some(r.batch),
-        ep: r.ep,
-        scope: r.scope,
-        efficiency: r.efficiency,
-    });
+    let mut out = headline(&r.header);
     let b = &r.baseline;
     let _ = writeln!(
         out,

@@ -5,12 +5,12 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::ExplorerError;
+use super::header::ReportHeader;
 use super::machine::MachineParams;
 use super::model::ModelConfig;
 use super::scales::TimeScales;
 use super::score::{ConfigScore, Score};
 use super::sweep::{sweep, validate_batches, Sla, SweepRequest};
-use super::topology::{EfficiencyMode, Mode, Scope};
 
 /// A configuration with its serving metrics (the `ConfigScore` fields, flattened, plus two).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -57,20 +57,9 @@ pub struct BatchResult {
 /// The `explore --batch-sweep` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BatchSweepReport {
-    /// Model name.
-    pub model: String,
-    /// Machine name.
-    pub machine: String,
-    /// Sequence length.
-    pub s_kv: u64,
-    /// Mode.
-    pub mode: Mode,
-    /// EP degree.
-    pub ep: u32,
-    /// Scope.
-    pub scope: Scope,
-    /// Efficiency mode.
-    pub efficiency: EfficiencyMode,
+    /// The settings (no batch: each result has its own).
+    #[serde(flatten)]
+    pub header: ReportHeader,
     /// The SLA, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sla: Option<Sla>,
@@ -136,13 +125,7 @@ pub fn batch_sweep(
         });
     }
     Ok(BatchSweepReport {
-        model: model.name.clone(),
-        machine: machine.name.clone(),
-        s_kv: req.s_kv,
-        mode: req.mode,
-        ep: req.ep,
-        scope: req.options.scope,
-        efficiency: req.options.efficiency,
+        header: ReportHeader::new(model, machine, req.shape(None), req.options),
         sla: req.sla.filter(|s| !s.is_empty()),
         time_scales: (!req.options.scales.is_identity()).then_some(req.options.scales),
         batches: out,

@@ -4,11 +4,12 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::ExplorerError;
+use super::header::{ReportHeader, Shape};
 use super::json::{f64_nan_as_null, vec_f64_nan_as_null};
 use super::machine::MachineParams;
 use super::model::ModelConfig;
 use super::score::{ConfigScore, ScoreOptions, Scorer};
-use super::topology::{EfficiencyMode, Mode, Scope, TopologyConfig};
+use super::topology::TopologyConfig;
 
 /// A parallelism knob.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -107,22 +108,9 @@ pub struct SensitivityRow {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SensitivityReport {
-    /// Model name.
-    pub model: String,
-    /// Machine name.
-    pub machine: String,
-    /// Sequence length.
-    pub s_kv: u64,
-    /// Mode.
-    pub mode: Mode,
-    /// Batch of the baseline.
-    pub batch: u32,
-    /// EP of the baseline.
-    pub ep: u32,
-    /// Scope.
-    pub scope: Scope,
-    /// Efficiency mode.
-    pub efficiency: EfficiencyMode,
+    /// The settings (the baseline's s_kv, mode, batch and ep).
+    #[serde(flatten)]
+    pub header: ReportHeader,
     /// The baseline's score.
     pub baseline: ConfigScore,
     /// One row per knob: cp, tp, pp, dp, ep.
@@ -165,15 +153,14 @@ pub fn sensitivity(
             }
         })
         .collect();
-    Ok(SensitivityReport {
-        model: model.name.clone(),
-        machine: machine.name.clone(),
+    let shape = Shape {
         s_kv: baseline.s_kv,
         mode: baseline.mode,
-        batch: baseline.batch,
+        batch: Some(baseline.batch),
         ep: baseline.ep,
-        scope: options.scope,
-        efficiency: options.efficiency,
+    };
+    Ok(SensitivityReport {
+        header: ReportHeader::new(model, machine, shape, options),
         baseline: base_score.to_config_score(model, machine),
         rows,
     })

@@ -5,13 +5,14 @@ use serde::{Deserialize, Serialize};
 
 use super::calibrate::Calibration;
 use super::error::ExplorerError;
+use super::header::{ReportHeader, Shape};
 use super::machine::MachineParams;
 use super::model::ModelConfig;
 use super::pareto::{pareto_front, total_order_key, ParetoPoint};
 use super::score::{ConfigScore, Score, ScoreOptions, Scorer};
 use super::topology::{
-    EfficiencyMode, FfnShardScope, KvShardMode, Mode, PlacementKind, RingVariant, Scope,
-    TopologyConfig, MAX_BATCH, MAX_S_KV,
+    FfnShardScope, KvShardMode, Mode, PlacementKind, RingVariant, TopologyConfig, MAX_BATCH,
+    MAX_S_KV,
 };
 
 /// CP options of the seed.
@@ -189,6 +190,16 @@ impl SweepRequest {
             s_kv: self.s_kv,
             mode: self.mode,
             ..TopologyConfig::default()
+        }
+    }
+
+    /// What a report of this request names: its s_kv, mode and ep, and `batch`.
+    pub fn shape(&self, batch: Option<u32>) -> Shape {
+        Shape {
+            s_kv: self.s_kv,
+            mode: self.mode,
+            batch,
+            ep: self.ep,
         }
     }
 
@@ -413,22 +424,9 @@ impl<'a> SlaScorers<'a> {
 /// appear only when an SLA is set; `all` only when asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExploreReport {
-    /// Model name.
-    pub model: String,
-    /// Machine name.
-    pub machine: String,
-    /// Sequence length.
-    pub s_kv: u64,
-    /// Mode.
-    pub mode: Mode,
-    /// Batch.
-    pub batch: u32,
-    /// EP degree.
-    pub ep: u32,
-    /// Scope.
-    pub scope: Scope,
-    /// Efficiency mode.
-    pub efficiency: EfficiencyMode,
+    /// The settings (model, machine, s_kv, mode, batch, ep, scope, efficiency).
+    #[serde(flatten)]
+    pub header: ReportHeader,
     /// Configurations enumerated.
     pub total_enumerated: usize,
     /// Feasible configurations.
@@ -468,14 +466,7 @@ pub fn explore(
             .collect()
     });
     let report = ExploreReport {
-        model: model.name.clone(),
-        machine: machine.name.clone(),
-        s_kv: req.s_kv,
-        mode: req.mode,
-        batch: req.batch,
-        ep: req.ep,
-        scope: req.options.scope,
-        efficiency: req.options.efficiency,
+        header: ReportHeader::new(model, machine, req.shape(Some(req.batch)), req.options),
         total_enumerated: sw.total_enumerated,
         total_feasible: sw.total_feasible,
         sla: req.sla.filter(|s| !s.is_empty()),

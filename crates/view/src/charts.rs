@@ -250,14 +250,14 @@ pub fn frontier_2d(points: &[(f64, f64)]) -> Vec<usize> {
 impl BatchPlane {
     pub fn from_report(report: &BatchSweepReport) -> BatchPlane {
         BatchPlane {
-            mode: report.mode,
-            guide: match (report.mode, report.sla) {
+            mode: report.header.mode,
+            guide: match (report.header.mode, report.sla) {
                 (Mode::Decode, Some(sla)) => sla
                     .tpot_max_ms
                     .filter(|ms| *ms > 0.0)
                     .map(|ms| (format!("TPOT ≤ {ms} ms"), 1000.0 / ms)),
                 (Mode::Prefill, Some(sla)) => sla.ttft_max_ms.filter(|ms| *ms > 0.0).map(|ms| {
-                    let prompt = sla.prompt_len.unwrap_or(report.s_kv) as f64;
+                    let prompt = sla.prompt_len.unwrap_or(report.header.s_kv) as f64;
                     (format!("TTFT ≤ {ms} ms"), prompt * 1000.0 / ms)
                 }),
                 _ => None,
@@ -272,7 +272,7 @@ impl BatchPlane {
                         .iter()
                         .map(|c| {
                             (
-                                per_user(c, report.mode, report.s_kv),
+                                per_user(c, report.header.mode, report.header.s_kv),
                                 c.throughput_per_pe_tok_s,
                             )
                         })
@@ -280,7 +280,9 @@ impl BatchPlane {
                     keys: r
                         .pareto
                         .iter()
-                        .map(|c| short_key(&c.config.as_topology(report.s_kv, report.mode)))
+                        .map(|c| {
+                            short_key(&c.config.as_topology(report.header.s_kv, report.header.mode))
+                        })
                         .collect(),
                     frontier: Vec::new(),
                 })

@@ -47,8 +47,8 @@ pub fn export_stem(report: Option<&ExploreReport>) -> String {
         None => "shardscope-explore".to_string(),
         Some(r) => format!(
             "shardscope-explore-{}-{}{}",
-            r.model,
-            r.machine,
+            r.header.model,
+            r.header.machine,
             if r.calibration.is_some() {
                 "-calibrated"
             } else {
