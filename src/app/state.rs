@@ -8,7 +8,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use shardscope_attribution::analysis::compare::{CompareAxis, Measure};
 use shardscope_attribution::analysis::AnalyzeSettings;
-use shardscope_attribution::attribution::{Classification, Preset, SettingsError};
+use shardscope_attribution::attribution::{Classification, OverrideId, Preset, SettingsError};
 use shardscope_explorer::{Evaluation, ExploreReport, SensitivityReport};
 use shardscope_session::explore_settings::{ColorBy, ExploreRequest, ExploreSettings, FieldError};
 use shardscope_session::permalink::{CompareLink, ExploreLink, Link, TraceLink};
@@ -199,7 +199,7 @@ impl Problem {
 pub struct TraceSettings {
     pub preset: RwSignal<Preset>,
     /// Override field → the text in its input (empty: the preset's value).
-    pub overrides: RwSignal<BTreeMap<String, String>>,
+    pub overrides: RwSignal<BTreeMap<OverrideId, String>>,
     pub phases: RwSignal<bool>,
     /// Beyond stormlog: attribute on the reference rank's clock.
     pub align_clocks: RwSignal<bool>,
@@ -254,7 +254,7 @@ impl TraceSettings {
     }
 
     /// stormlog's message for each override that it would reject.
-    pub fn override_errors(&self) -> BTreeMap<String, SettingsError> {
+    pub fn override_errors(&self) -> BTreeMap<OverrideId, SettingsError> {
         self.resolved().field_errors
     }
 

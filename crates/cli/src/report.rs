@@ -12,7 +12,7 @@ use clap::Args;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use serde::Serialize;
-use shardscope_attribution::attribution::Preset;
+use shardscope_attribution::attribution::{OverrideId, Preset};
 use shardscope_session::permalink::{report_link, TraceLink};
 use shardscope_session::source::{
     index_json, report_names, ReportInput, INDEX_FILE, REPORT_TRACES,
@@ -184,10 +184,11 @@ fn copy_page(page: &Path, out: &Path) -> Result<(), CliError> {
 fn link_settings(options: &AttributeOptions) -> TraceLink {
     TraceLink {
         preset: Preset::parse(&options.preset).unwrap_or_default(),
+        // The run attributed with these options first, so every name is a field.
         overrides: options
             .overrides
             .iter()
-            .map(|(k, v)| (k.clone(), v.link_text()))
+            .filter_map(|(k, v)| Some((OverrideId::from_name(k)?, v.link_text())))
             .collect(),
         phases: options.phases,
         align_clocks: options.align_clocks,

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use shardscope_core::analysis::compare::CompareAxis;
-use shardscope_core::attribution::{Preset, OVERRIDE_FIELDS};
+use shardscope_core::attribution::{OverrideId, Preset};
 use shardscope_core::explorer::{
     EfficiencyMode, Mode, Scope, MACHINE_PRESETS, MAX_SCENARIOS, MODEL_PRESETS,
 };
@@ -43,7 +43,7 @@ fn rank_filter() -> impl Strategy<Value = String> {
 fn trace_link() -> impl Strategy<Value = TraceLink> {
     (
         prop_oneof![Just(Preset::Low), Just(Preset::Medium), Just(Preset::High)],
-        prop::sample::subsequence(OVERRIDE_FIELDS.to_vec(), 0..4),
+        prop::sample::subsequence(OverrideId::ALL.to_vec(), 0..4),
         prop::collection::vec(-1.0e6f64..1.0e9, 4),
         (any::<bool>(), any::<bool>(), any::<bool>()),
         prop::option::of(name()),
@@ -76,7 +76,7 @@ fn trace_link() -> impl Strategy<Value = TraceLink> {
                 overrides: fields
                     .into_iter()
                     .zip(values)
-                    .map(|(f, v)| (f.to_string(), format!("{v}")))
+                    .map(|(f, v)| (f, format!("{v}")))
                     .collect(),
                 phases,
                 align_clocks,

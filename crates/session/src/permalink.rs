@@ -6,7 +6,7 @@
 //! (the page shows one notice), everything else is kept. Decoding never fails.
 
 use crate::analysis::compare::{CompareAxis, ANCHOR_MARKERS};
-use crate::attribution::{Preset, OVERRIDE_FIELDS};
+use crate::attribution::{OverrideId, Preset};
 
 use super::explore_settings::{
     parse_count, parse_measurement, parse_ms, parse_short_key, resolve, ColorBy, ExploreSettings,
@@ -62,7 +62,7 @@ pub struct TraceLink {
     /// `low`, `medium` or `high`.
     pub preset: Preset,
     /// Override fields and the text typed for them (numbers, validated on use).
-    pub overrides: Vec<(String, String)>,
+    pub overrides: Vec<(OverrideId, String)>,
     pub phases: bool,
     /// Beyond stormlog: attribute on the reference rank's clock (`clocks=aligned`).
     pub align_clocks: bool,
@@ -231,6 +231,7 @@ impl Link {
         }
         for (field, value) in &t.overrides {
             if !value.trim().is_empty() {
+                let field = field.name();
                 parts.push(format!("o.{field}={}", encode_component(value.trim())));
             }
         }
@@ -275,6 +276,7 @@ impl Link {
         }
         for (field, value) in &b.overrides {
             if !value.trim().is_empty() {
+                let field = field.name();
                 parts.push(format!("b.o.{field}={}", encode_component(value.trim())));
             }
         }
@@ -644,18 +646,18 @@ impl Link {
                     _ => Err("not RANK:START"),
                 }
             }
-            _ => match key.strip_prefix("o.") {
-                Some(field) if OVERRIDE_FIELDS.contains(&field) => {
+            _ => match key.strip_prefix("o.").map(OverrideId::from_name) {
+                Some(Some(field)) => {
                     let number = value.trim();
                     if number.parse::<f64>().is_ok_and(f64::is_finite) {
-                        t.overrides.retain(|(f, _)| f != field);
-                        t.overrides.push((field.to_string(), number.to_string()));
+                        t.overrides.retain(|(f, _)| *f != field);
+                        t.overrides.push((field, number.to_string()));
                         Ok(())
                     } else {
                         Err("not a number")
                     }
                 }
-                Some(_) => Err("unknown override"),
+                Some(None) => Err("unknown override"),
                 None => Err("unknown key"),
             },
         }
@@ -800,8 +802,8 @@ mod tests {
             trace: TraceLink {
                 preset: Preset::High,
                 overrides: vec![
-                    ("min_confidence".into(), "0.7".into()),
-                    ("min_gap_bytes".into(), "134217728".into()),
+                    (OverrideId::MinConfidence, "0.7".into()),
+                    (OverrideId::MinGapBytes, "134217728".into()),
                 ],
                 phases: true,
                 align_clocks: true,
@@ -827,7 +829,7 @@ mod tests {
         link.compare = CompareLink {
             settings: TraceLink {
                 preset: Preset::Low,
-                overrides: vec![("min_confidence".into(), "0.5".into())],
+                overrides: vec![(OverrideId::MinConfidence, "0.5".into())],
                 phases: true,
                 align_clocks: true,
                 session: Some("run b".into()),
@@ -930,7 +932,7 @@ mod tests {
         assert_eq!(sent.trace.preset, Preset::High);
         assert_eq!(
             sent.trace.overrides,
-            vec![("min_confidence".to_string(), "0.7".to_string())]
+            vec![(OverrideId::MinConfidence, "0.7".to_string())]
         );
         assert!(sent.trace.phases);
         assert_eq!(sent.trace.session.as_deref(), Some("sess B&co"));

@@ -5,14 +5,14 @@
 use std::collections::BTreeMap;
 
 use crate::analysis::AnalyzeSettings;
-use crate::attribution::{AttributionConfig, OverrideValue, Preset, SettingsError, OVERRIDES};
+use crate::attribution::{AttributionConfig, OverrideId, OverrideValue, Preset, SettingsError};
 
 /// The settings column's inputs, as typed.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TraceSettingsInput {
     pub preset: Preset,
     /// Override field → the text in its input (empty or missing: the preset's value).
-    pub overrides: BTreeMap<String, String>,
+    pub overrides: BTreeMap<OverrideId, String>,
     pub phases: bool,
     /// `None`: stormlog's default session.
     pub session: Option<String>,
@@ -30,21 +30,27 @@ pub struct ResolvedTraceSettings {
     pub settings: Result<AnalyzeSettings, SettingsError>,
     /// stormlog's message for each override it would reject, each checked alone against
     /// the preset, so every input shows its own problem.
-    pub field_errors: BTreeMap<String, SettingsError>,
+    pub field_errors: BTreeMap<OverrideId, SettingsError>,
     /// Whether the worker draws the lanes on the reference clock: when asked, and
     /// always when the attribution is on it (its intervals are on that clock).
     pub lanes_aligned: bool,
 }
 
-/// The overrides as values for the core, in the table's order; empty inputs and
-/// unknown names are left out. A text reads as on the command line (`--override`).
-pub fn override_values(overrides: &BTreeMap<String, String>) -> Vec<(String, OverrideValue)> {
-    OVERRIDES
+/// The overrides as the core's named values, in the table's order (the ids' order);
+/// empty inputs are left out. A text reads as on the command line (`--override`).
+pub fn override_values(overrides: &BTreeMap<OverrideId, String>) -> Vec<(String, OverrideValue)> {
+    typed(overrides)
+        .into_iter()
+        .map(|(id, value)| (id.name().to_string(), value))
+        .collect()
+}
+
+/// The non-empty inputs read as values, by id.
+fn typed(overrides: &BTreeMap<OverrideId, String>) -> Vec<(OverrideId, OverrideValue)> {
+    overrides
         .iter()
-        .filter_map(|f| {
-            let text = overrides.get(f.name)?.trim();
-            (!text.is_empty()).then(|| (f.name.to_string(), OverrideValue::parse_cli(text)))
-        })
+        .filter(|(_, text)| !text.trim().is_empty())
+        .map(|(&id, text)| (id, OverrideValue::parse_cli(text.trim())))
         .collect()
 }
 
@@ -52,12 +58,13 @@ pub fn override_values(overrides: &BTreeMap<String, String>) -> Vec<(String, Ove
 pub fn resolve(input: &TraceSettingsInput) -> ResolvedTraceSettings {
     let preset = input.preset;
     let overrides = override_values(&input.overrides);
-    let field_errors = overrides
-        .iter()
-        .filter_map(|(field, value)| {
-            AttributionConfig::resolve(preset, &[(field.clone(), value.clone())])
+    let field_errors = typed(&input.overrides)
+        .into_iter()
+        .filter_map(|(id, value)| {
+            let alone = [(id.name().to_string(), value)];
+            AttributionConfig::resolve(preset, &alone)
                 .err()
-                .map(|e| (field.clone(), e))
+                .map(|e| (id, e))
         })
         .collect();
     let settings = AnalyzeSettings {
@@ -85,7 +92,7 @@ mod tests {
             preset: Preset::High,
             overrides: overrides
                 .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .map(|(k, v)| (OverrideId::from_name(k).unwrap(), v.to_string()))
                 .collect(),
             phases: true,
             session: Some("s1".to_string()),
@@ -126,10 +133,9 @@ mod tests {
     }
 
     #[test]
-    fn overrides_come_in_the_tables_order_and_unknown_names_are_dropped() {
+    fn overrides_come_in_the_tables_order() {
         let r = resolve(&input(&[
             ("min_confidence", "0.2"),
-            ("nope", "1"),
             ("min_samples_per_rank", "4"),
         ]));
         let names: Vec<String> = r
@@ -149,7 +155,10 @@ mod tests {
             ("min_samples_per_rank", "1"),
             ("min_gap_bytes", "abc"),
         ]));
-        let message = |f: &str| r.field_errors.get(f).map(|e| e.message.clone());
+        let message = |f: &str| {
+            let id = OverrideId::from_name(f)?;
+            r.field_errors.get(&id).map(|e| e.message.clone())
+        };
         assert_eq!(
             message("min_confidence").as_deref(),
             Some("min_confidence must be in [0, 1]")

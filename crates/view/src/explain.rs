@@ -2,7 +2,7 @@
 //! codes means, and each evidence field with its unit.
 
 use crate::analysis::IntervalRow;
-use crate::attribution::{AttributionConfig, Classification, OverrideField, ReasonCode};
+use crate::attribution::{AttributionConfig, Classification, OverrideId, ReasonCode};
 
 use super::format::{format_bytes, format_duration};
 
@@ -18,16 +18,16 @@ pub struct OverrideHelp {
     pub step: &'static str,
 }
 
-/// The presentation of each of stormlog's override fields (`None` for other names), from
-/// the one table of them ([`crate::attribution::OVERRIDES`]).
-pub fn override_help(field: &str) -> Option<OverrideHelp> {
-    let f = OverrideField::named(field)?;
-    Some(OverrideHelp {
+/// The presentation of one of stormlog's override fields, from the one table of them
+/// ([`crate::attribution::OVERRIDES`]).
+pub fn override_help(id: OverrideId) -> OverrideHelp {
+    let f = id.field();
+    OverrideHelp {
         label: f.label,
         unit: f.unit,
         help: f.help,
         step: if f.is_int() { "1" } else { "any" },
-    })
+    }
 }
 
 /// One sentence per reason code stormlog emits.
@@ -174,7 +174,7 @@ pub fn confidence_text(row: &IntervalRow, config: Option<&AttributionConfig>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::attribution::{Preset, OVERRIDE_FIELDS};
+    use crate::attribution::Preset;
 
     #[test]
     fn every_reason_code_stormlog_emits_has_its_own_sentence() {
@@ -189,8 +189,8 @@ mod tests {
 
     #[test]
     fn every_override_field_is_presented_with_a_unit() {
-        for f in OVERRIDE_FIELDS {
-            let h = override_help(f).unwrap_or_else(|| panic!("{f}"));
+        for id in OverrideId::ALL {
+            let (f, h) = (id.name(), override_help(id));
             assert!(!h.unit.is_empty() && !h.help.is_empty(), "{f}");
             // Medium: every ratio knob has a fractional value there.
             let integer = AttributionConfig::preset(Preset::Medium)
@@ -198,7 +198,6 @@ mod tests {
                 .is_some_and(|t| !t.contains('.'));
             assert_eq!(h.step == "1", integer, "{f}: step {}", h.step);
         }
-        assert_eq!(override_help("preset"), None);
     }
 
     #[test]

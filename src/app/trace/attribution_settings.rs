@@ -8,9 +8,7 @@ use std::collections::BTreeMap;
 
 use leptos::ev::Event;
 use leptos::prelude::*;
-use shardscope_attribution::attribution::{
-    AttributionConfig, Preset, SettingsError, OVERRIDE_FIELDS,
-};
+use shardscope_attribution::attribution::{AttributionConfig, OverrideId, Preset, SettingsError};
 use shardscope_session::rank_filter::parse_rank_filter;
 use shardscope_view::explain::override_help;
 
@@ -255,9 +253,9 @@ fn Overrides(settings: TraceSettings, rerun: Rerun) -> impl IntoView {
     view! {
         <fieldset class="overrides">
             <legend>"Overrides " <span class="muted small">"(empty = preset value)"</span></legend>
-            {OVERRIDE_FIELDS
-                .iter()
-                .map(|&field| view! { <OverrideInput field settings errors preset_config rerun /> })
+            {OverrideId::ALL
+                .into_iter()
+                .map(|field| view! { <OverrideInput field settings errors preset_config rerun /> })
                 .collect_view()}
             <Show when=any_override>
                 <button type="button" class="button small" on:click=reset_overrides>
@@ -270,31 +268,29 @@ fn Overrides(settings: TraceSettings, rerun: Rerun) -> impl IntoView {
 
 #[component]
 fn OverrideInput(
-    field: &'static str,
+    field: OverrideId,
     settings: TraceSettings,
-    errors: Memo<BTreeMap<String, SettingsError>>,
+    errors: Memo<BTreeMap<OverrideId, SettingsError>>,
     preset_config: Memo<AttributionConfig>,
     rerun: Rerun,
 ) -> impl IntoView {
     let help = override_help(field);
-    let label = help.map_or(field, |h| h.label);
-    let unit = help.map_or("", |h| h.unit);
-    let step = help.map_or("any", |h| h.step);
-    let id = format!("override-{field}");
-    let error_id = format!("override-{field}-error");
-    let error = move || errors.with(|e| e.get(field).map(|e| e.message.clone()));
+    let name = field.name();
+    let id = format!("override-{name}");
+    let error_id = format!("override-{name}-error");
+    let error = move || errors.with(|e| e.get(&field).map(|e| e.message.clone()));
     let value = move || {
         settings
             .overrides
-            .with(|m| m.get(field).cloned().unwrap_or_default())
+            .with(|m| m.get(&field).cloned().unwrap_or_default())
     };
     let on_change = move |ev: Event| {
         let text = event_target_value(&ev);
         settings.overrides.update(|m| {
             if text.trim().is_empty() {
-                m.remove(field);
+                m.remove(&field);
             } else {
-                m.insert(field.to_string(), text);
+                m.insert(field, text);
             }
         });
         // A bad value is explained beside the field and never starts a run.
@@ -304,24 +300,24 @@ fn OverrideInput(
     };
     view! {
         <div class="override" class:invalid=move || error().is_some()>
-            <label for=id.clone() title=help.map_or("", |h| h.help)>
-                <span class="override-label">{label}</span>
-                <code class="override-field">{field}</code>
+            <label for=id.clone() title=help.help>
+                <span class="override-label">{help.label}</span>
+                <code class="override-field">{name}</code>
             </label>
             <div class="override-input">
                 <input
                     id=id
                     type="number"
-                    step=step
+                    step=help.step
                     inputmode="decimal"
-                    data-testid=format!("override-{field}")
-                    placeholder=move || preset_config.with(|c| c.field_text(field).unwrap_or_default())
+                    data-testid=format!("override-{name}")
+                    placeholder=move || preset_config.with(|c| c.field_text(name).unwrap_or_default())
                     prop:value=value
                     aria-invalid=move || if error().is_some() { "true" } else { "false" }
                     aria-describedby=error_id.clone()
                     on:change=on_change
                 />
-                <span class="unit">{unit}</span>
+                <span class="unit">{help.unit}</span>
             </div>
             <p class="field-error" id=error_id role="alert">{error}</p>
         </div>

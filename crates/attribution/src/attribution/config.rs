@@ -348,6 +348,54 @@ pub const OVERRIDE_FIELDS: [&str; 9] = {
     names
 };
 
+/// One of the [`OVERRIDES`], by place: what the app's own inputs (the page's fields, a
+/// link's `o.` keys) hold, so a name that is not a field cannot be kept. Names typed by
+/// a person (`--override`, Python's `overrides=`) stay names until
+/// [`AttributionConfig::resolve`] reports the unknown ones as stormlog does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OverrideId {
+    MinSamplesPerRank,
+    MinGapBytes,
+    MinGapRatio,
+    RobustZscoreThreshold,
+    MarkerWindowNs,
+    IntervalPaddingNs,
+    SynchronyWindowNs,
+    MinSynchronyRatio,
+    MinConfidence,
+}
+
+impl OverrideId {
+    /// Every id, in [`OVERRIDES`]' order (stormlog's order of validation).
+    pub const ALL: [OverrideId; 9] = [
+        OverrideId::MinSamplesPerRank,
+        OverrideId::MinGapBytes,
+        OverrideId::MinGapRatio,
+        OverrideId::RobustZscoreThreshold,
+        OverrideId::MarkerWindowNs,
+        OverrideId::IntervalPaddingNs,
+        OverrideId::SynchronyWindowNs,
+        OverrideId::MinSynchronyRatio,
+        OverrideId::MinConfidence,
+    ];
+
+    /// Its field in [`OVERRIDES`].
+    pub fn field(self) -> &'static OverrideField {
+        &OVERRIDES[self as usize]
+    }
+
+    /// stormlog's name of the field (`min_confidence`).
+    pub fn name(self) -> &'static str {
+        self.field().name
+    }
+
+    /// The id of the field called `name`, if overrides may set it.
+    pub fn from_name(name: &str) -> Option<OverrideId> {
+        OverrideId::ALL.into_iter().find(|id| id.name() == name)
+    }
+}
+
 impl OverrideField {
     /// The field called `name`, if overrides may set it.
     pub fn named(name: &str) -> Option<&'static OverrideField> {
@@ -612,6 +660,20 @@ mod tests {
             err.as_deref(),
             Some("Unknown collective attribution preset: 'extreme' (known: high, low, medium)")
         );
+    }
+
+    #[test]
+    fn override_ids_are_the_tables_places_and_serialise_as_its_names() {
+        for (i, id) in OverrideId::ALL.into_iter().enumerate() {
+            assert_eq!(id.name(), OVERRIDES[i].name);
+            assert_eq!(OverrideId::from_name(id.name()), Some(id));
+            assert_eq!(
+                serde_json::to_string(&id).unwrap(),
+                format!("\"{}\"", id.name())
+            );
+        }
+        assert_eq!(OverrideId::from_name("min_confidence "), None);
+        assert_eq!(OverrideId::from_name("preset"), None);
     }
 
     #[test]

@@ -23,8 +23,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 pub use config::{
-    AttributionConfig, FieldKind, FloatRule, OverrideField, OverrideValue, Preset, SettingsError,
-    OVERRIDES, OVERRIDE_FIELDS,
+    AttributionConfig, FieldKind, FloatRule, OverrideField, OverrideId, OverrideValue, Preset,
+    SettingsError, OVERRIDES, OVERRIDE_FIELDS,
 };
 pub use reason::ReasonCode;
 
