@@ -17,11 +17,11 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, FileReaderSync};
 
-use crate::js_error::js_error_text;
 use crate::protocol::{
     fnv1a32_update, BlobSummary, NamedBlob, ParsedFile, DEFAULT_CHUNK_BYTES, FNV1A32_INIT,
     MAX_CHUNK_BYTES, TRACE_CHUNK_BYTES,
 };
+use crate::web_error::{js_error_text, WebError};
 
 /// `Blob.size` as an integer (a non-negative integer below 2^53).
 pub fn blob_size(blob: &Blob) -> u64 {
@@ -29,13 +29,13 @@ pub fn blob_size(blob: &Blob) -> u64 {
 }
 
 /// Check a requested slice size: `None` means [`DEFAULT_CHUNK_BYTES`].
-pub fn chunk_size(chunk_bytes: Option<u32>) -> Result<u32, String> {
+pub fn chunk_size(chunk_bytes: Option<u32>) -> Result<u32, WebError> {
     match chunk_bytes {
         None => Ok(DEFAULT_CHUNK_BYTES),
         Some(n) if (1..=MAX_CHUNK_BYTES).contains(&n) => Ok(n),
-        Some(n) => Err(format!(
+        Some(n) => Err(WebError::Invalid(format!(
             "chunk_bytes must be between 1 and {MAX_CHUNK_BYTES}, got {n}"
-        )),
+        ))),
     }
 }
 
@@ -45,7 +45,7 @@ pub fn read_blob_info(
     files: &[NamedBlob],
     chunk_bytes: Option<u32>,
     progress: &mut dyn FnMut(u64, u64, &str),
-) -> Result<Vec<BlobSummary>, String> {
+) -> Result<Vec<BlobSummary>, WebError> {
     let chunk = chunk_size(chunk_bytes)?;
     let total: u64 = files.iter().map(|f| blob_size(&f.blob)).sum();
     let mut done_before = 0;
@@ -53,12 +53,12 @@ pub fn read_blob_info(
     for file in files {
         let stage = file.name.as_str();
         let mut reader = BlobReader::new(file.blob.clone(), chunk)
-            .map_err(|e| format!("{}: cannot be read: {e}", file.name))?;
+            .map_err(|e| WebError::Invalid(format!("{}: cannot be read: {e}", file.name)))?;
         let (mut lines, mut hash, mut chunks_seen) = (0u64, FNV1A32_INIT, 0);
         loop {
             let data = reader
                 .fill_buf()
-                .map_err(|e| format!("{}: could not be read: {e}", file.name))?;
+                .map_err(|e| WebError::Invalid(format!("{}: could not be read: {e}", file.name)))?;
             if data.is_empty() {
                 break;
             }
@@ -106,12 +106,12 @@ pub struct BlobReader {
 
 impl BlobReader {
     /// A reader over `blob`, fetching `chunk_bytes` per slice. Fails outside a worker.
-    pub fn new(blob: Blob, chunk_bytes: u32) -> Result<Self, String> {
+    pub fn new(blob: Blob, chunk_bytes: u32) -> Result<Self, WebError> {
         let reader = FileReaderSync::new().map_err(|e| {
-            format!(
+            WebError::Invalid(format!(
                 "FileReaderSync is unavailable (files are read in the worker only): {}",
                 js_error_text(&e)
-            )
+            ))
         })?;
         let size = blob_size(&blob);
         Ok(BlobReader {

@@ -18,11 +18,11 @@ pub mod clock;
 #[cfg(target_arch = "wasm32")]
 pub mod explore_job;
 #[cfg(target_arch = "wasm32")]
-pub mod js_error;
-#[cfg(target_arch = "wasm32")]
 pub mod protocol;
 #[cfg(target_arch = "wasm32")]
 pub mod trace_job;
+#[cfg(target_arch = "wasm32")]
+pub mod web_error;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 

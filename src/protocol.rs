@@ -30,6 +30,8 @@ use shardscope_view::lod::{RankSummary, WindowQuery};
 pub use shardscope_view::trace_status::Stage;
 use wasm_bindgen::{JsCast, JsValue};
 
+use crate::web_error::WebError;
+
 /// The id of unsolicited worker messages (the `Ready` handshake, crash reports).
 /// Requests use ids from 1 up.
 pub const READY_ID: u32 = 0;
@@ -449,15 +451,19 @@ const SERIALIZER: serde_wasm_bindgen::Serializer =
     serde_wasm_bindgen::Serializer::new().serialize_large_number_types_as_bigints(true);
 
 /// Convert a protocol value to the JavaScript value to post.
-pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, String> {
-    value
-        .serialize(&SERIALIZER)
-        .map_err(|e| format!("could not encode message: {e}"))
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, WebError> {
+    value.serialize(&SERIALIZER).map_err(|e| WebError::Message {
+        action: "encode",
+        detail: e.to_string(),
+    })
 }
 
 /// Convert a received JavaScript value back to a protocol value.
-pub fn from_js<T: for<'de> Deserialize<'de>>(value: JsValue) -> Result<T, String> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| format!("could not decode message: {e}"))
+pub fn from_js<T: for<'de> Deserialize<'de>>(value: JsValue) -> Result<T, WebError> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| WebError::Message {
+        action: "decode",
+        detail: e.to_string(),
+    })
 }
 
 /// Read the `id` of a message that may not decode as a whole, so that an error about it

@@ -80,13 +80,15 @@ fn post(response: &WorkerResponse) {
     };
     let value = match to_js(response) {
         Ok(value) => value,
-        Err(message) => match to_js(&WorkerResponse {
+        Err(e) => match to_js(&WorkerResponse {
             id: response.id,
-            body: ResponseBody::Error { message },
+            body: ResponseBody::Error {
+                message: e.to_string(),
+            },
         }) {
             Ok(value) => value,
-            Err(message) => {
-                web_sys::console::error_1(&JsValue::from_str(&message));
+            Err(e) => {
+                web_sys::console::error_1(&JsValue::from_str(&e.to_string()));
                 return;
             }
         },
@@ -213,7 +215,9 @@ impl WorkerState {
                 };
                 match read_blob_info(&files, chunk_bytes, &mut report) {
                     Ok(files) => ResponseBody::BlobInfo { files },
-                    Err(message) => ResponseBody::Error { message },
+                    Err(e) => ResponseBody::Error {
+                        message: e.to_string(),
+                    },
                 }
             }
             RequestBody::Load {

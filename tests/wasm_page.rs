@@ -10,6 +10,7 @@ use shardscope_web::protocol::{
     from_js, peek_id, to_js, BlobSummary, NamedBlob, RequestBody, ResponseBody, Stage,
     WorkerRequest, WorkerResponse, READY_ID,
 };
+use shardscope_web::web_error::WebError;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_sys::{Blob, HtmlElement};
@@ -199,7 +200,14 @@ fn messages_written_in_javascript_decode() {
     let unknown = js_sys::JSON::parse(r#"{"id": 4, "body": "Explode"}"#).expect("json");
     assert_eq!(peek_id(&unknown), 4);
     let err = from_js::<WorkerRequest>(unknown).expect_err("unknown request");
-    assert!(err.contains("Explode"), "{err}");
+    assert!(
+        matches!(&err, WebError::Message { action: "decode", detail } if detail.contains("Explode")),
+        "{err}"
+    );
+    assert!(
+        err.to_string().starts_with("could not decode message: "),
+        "{err}"
+    );
     for bad in [r#""hello""#, r#"{"id": -1}"#, r#"{"id": 1.5}"#, "null"] {
         let value = js_sys::JSON::parse(bad).expect("json");
         assert_eq!(peek_id(&value), READY_ID, "{bad}");
@@ -237,7 +245,7 @@ fn blob_reader_needs_a_worker() {
     let err = shardscope_web::blob::BlobReader::new(blob(b"x"), 4)
         .err()
         .expect("FileReaderSync does not exist on the main thread");
-    assert!(err.contains("worker"), "{err}");
+    assert!(err.to_string().contains("worker"), "{err}");
 }
 
 #[wasm_bindgen_test]

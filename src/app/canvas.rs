@@ -7,6 +7,8 @@ use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use crate::web_error::WebError;
+
 /// Backing-store pixels per CSS pixel (1 when unknown).
 pub fn device_pixel_ratio() -> f64 {
     web_sys::window()
@@ -114,21 +116,20 @@ pub struct HidpiCanvas {
 
 /// Size `canvas`'s backing store to its displayed size times `devicePixelRatio`, and scale
 /// its 2D context so that drawing code works in CSS pixels and stays sharp on HiDPI screens.
-pub fn prepare_hidpi(canvas: &HtmlCanvasElement) -> Result<HidpiCanvas, String> {
+pub fn prepare_hidpi(canvas: &HtmlCanvasElement) -> Result<HidpiCanvas, WebError> {
     let scale = device_pixel_ratio();
     let rect = canvas.get_bounding_client_rect();
     let (width, height) = (rect.width().max(1.0), rect.height().max(1.0));
     canvas.set_width((width * scale).round() as u32);
     canvas.set_height((height * scale).round() as u32);
     let context = canvas
-        .get_context("2d")
-        .map_err(|e| crate::js_error::js_error_text(&e))?
-        .ok_or("this browser cannot draw on a canvas")?
+        .get_context("2d")?
+        .ok_or(WebError::Unsupported(
+            "this browser cannot draw on a canvas",
+        ))?
         .dyn_into::<CanvasRenderingContext2d>()
-        .map_err(|_| "unexpected canvas context type".to_string())?;
-    context
-        .set_transform(scale, 0.0, 0.0, scale, 0.0, 0.0)
-        .map_err(|e| crate::js_error::js_error_text(&e))?;
+        .map_err(|_| WebError::Unexpected("canvas context type"))?;
+    context.set_transform(scale, 0.0, 0.0, scale, 0.0, 0.0)?;
     Ok(HidpiCanvas {
         context,
         width,

@@ -17,6 +17,7 @@ use super::state::{AppState, Phase, Problem, View};
 use super::trace::jobs::load_files;
 use super::workers::WorkersHandle;
 use crate::protocol::NamedBlob;
+use crate::web_error::WebError;
 
 /// The handshake's question and answer.
 const PING: &str = "PING";
@@ -56,24 +57,28 @@ fn blob_of(buffer: &JsValue) -> Option<Blob> {
 }
 
 /// The files of a message, or what is wrong with it.
-fn files_of(message: &JsValue) -> Result<Vec<NamedBlob>, String> {
+fn files_of(message: &JsValue) -> Result<Vec<NamedBlob>, WebError> {
     let files = get(message, "files");
     if !Array::is_array(&files) {
-        return Err("`files` is not a list of {name, buffer}".to_string());
+        return Err(WebError::Invalid(
+            "`files` is not a list of {name, buffer}".to_string(),
+        ));
     }
     let mut out = Vec::new();
     for (i, file) in Array::from(&files).iter().enumerate() {
         let name = get(&file, "name").as_string().unwrap_or_default();
         if name.trim().is_empty() {
-            return Err(format!("file {} has no `name`", i + 1));
+            return Err(WebError::Invalid(format!("file {} has no `name`", i + 1)));
         }
         let blob = blob_of(&get(&file, "buffer")).ok_or_else(|| {
-            format!("`{name}`: `buffer` is not an ArrayBuffer, typed array or Blob")
+            WebError::Invalid(format!(
+                "`{name}`: `buffer` is not an ArrayBuffer, typed array or Blob"
+            ))
         })?;
         out.push(NamedBlob { name, blob });
     }
     if out.is_empty() {
-        return Err("`files` is empty".to_string());
+        return Err(WebError::Invalid("`files` is empty".to_string()));
     }
     Ok(out)
 }

@@ -11,6 +11,8 @@ use shardscope_view::scene::{HAlign, Rgba, Scene, Shape, VAlign};
 use shardscope_view::theme::{Theme, ThemePainter};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use crate::web_error::WebError;
+
 const FONT: &str = "system-ui, -apple-system, \"Segoe UI\", Roboto, sans-serif";
 
 fn color(c: Rgba) -> RGBAColor {
@@ -27,7 +29,7 @@ fn style(c: Rgba, fill: bool, stroke: u32) -> ShapeStyle {
 }
 
 /// Paint `scene` on `canvas` in `theme`, resizing its backing store to the scene's size.
-pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene, theme: Theme) -> Result<(), String> {
+pub fn paint(canvas: &HtmlCanvasElement, scene: &Scene, theme: Theme) -> Result<(), WebError> {
     let mut colors = ThemePainter::new(theme);
     clear(canvas, scene, &mut colors)?;
     paint_shapes(canvas, &scene.shapes, &mut colors, &mut || false).map(|_| ())
@@ -38,7 +40,7 @@ fn clear(
     canvas: &HtmlCanvasElement,
     scene: &Scene,
     colors: &mut ThemePainter,
-) -> Result<bool, String> {
+) -> Result<bool, WebError> {
     let resized = canvas.width() != scene.width || canvas.height() != scene.height;
     if canvas.width() != scene.width {
         canvas.set_width(scene.width);
@@ -47,12 +49,13 @@ fn clear(
         canvas.set_height(scene.height);
     }
     if let Some(bg) = scene.background {
-        let backend = CanvasBackend::with_canvas_object(canvas.clone())
-            .ok_or("this browser cannot draw on a canvas")?;
+        let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or(
+            WebError::Unsupported("this browser cannot draw on a canvas"),
+        )?;
         backend
             .into_drawing_area()
             .fill(&color(colors.paint(bg)))
-            .map_err(|e| format!("drawing failed: {e}"))?;
+            .map_err(|e| WebError::Drawing(e.to_string()))?;
     }
     Ok(resized)
 }
@@ -80,7 +83,7 @@ pub fn warm_up_text() {
         );
     }
     if let Err(e) = paint(&canvas, &scene, Theme::Light) {
-        web_sys::console::warn_1(&e.into());
+        web_sys::console::warn_1(&wasm_bindgen::JsValue::from_str(&e.to_string()));
     }
 }
 
@@ -141,7 +144,7 @@ pub fn paint_sliced(
         // allocated and laid out in this frame; the picture starts in the next.
         Ok(true) => leptos::prelude::request_animation_frame(move || job.slice(0)),
         Ok(false) => job.slice(0),
-        Err(e) => web_sys::console::warn_1(&e.into()),
+        Err(e) => web_sys::console::warn_1(&wasm_bindgen::JsValue::from_str(&e.to_string())),
     }
 }
 
@@ -172,7 +175,7 @@ impl Slicing {
                 leptos::prelude::request_animation_frame(move || self.slice(from + n));
             }
             Ok(_) => (self.done)(),
-            Err(e) => web_sys::console::warn_1(&e.into()),
+            Err(e) => web_sys::console::warn_1(&wasm_bindgen::JsValue::from_str(&e.to_string())),
         }
     }
 }
@@ -214,11 +217,12 @@ fn paint_shapes(
     shapes: &[Shape],
     colors: &mut ThemePainter,
     stop: &mut dyn FnMut() -> bool,
-) -> Result<usize, String> {
-    let backend = CanvasBackend::with_canvas_object(canvas.clone())
-        .ok_or("this browser cannot draw on a canvas")?;
+) -> Result<usize, WebError> {
+    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or(
+        WebError::Unsupported("this browser cannot draw on a canvas"),
+    )?;
     let root = backend.into_drawing_area();
-    let fail = |e: DrawingAreaErrorKind<_>| format!("drawing failed: {e}");
+    let fail = |e: DrawingAreaErrorKind<_>| WebError::Drawing(e.to_string());
     let context = canvas
         .get_context("2d")
         .ok()

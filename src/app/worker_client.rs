@@ -139,7 +139,7 @@ impl WorkerClient {
             (Err(_), Some(_)) if from_blob => self.spawn(WORKER_URL, false),
             (Err(err), _) => self.fail(format!(
                 "The background worker could not be started: {}",
-                crate::js_error::js_error_text(&err)
+                crate::web_error::js_error_text(&err)
             )),
         }
     }
@@ -249,8 +249,10 @@ impl WorkerClient {
         let transfer = body.transferables();
         let message = match to_js(&WorkerRequest { id, body }) {
             Ok(message) => message,
-            Err(message) => {
-                on_response(ResponseBody::Error { message });
+            Err(e) => {
+                on_response(ResponseBody::Error {
+                    message: e.to_string(),
+                });
                 return id;
             }
         };
@@ -284,7 +286,7 @@ impl WorkerClient {
                 ResponseBody::Error {
                     message: format!(
                         "Could not send the request to the worker: {}",
-                        crate::js_error::js_error_text(&err)
+                        crate::web_error::js_error_text(&err)
                     ),
                 },
             );

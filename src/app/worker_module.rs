@@ -23,7 +23,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use web_sys::{Blob, BlobPropertyBag, Response, Url};
 
-use crate::js_error::js_error_text;
+use crate::web_error::WebError;
 
 /// Where Trunk puts the worker's loader script, relative to the page.
 pub const WORKER_URL: &str = "./worker_loader.js";
@@ -90,8 +90,8 @@ pub fn prepare() -> Promise {
 
 /// Fetch `build`'s glue, the loader and the module at once, compile the module as it
 /// arrives; the glue and the loader become one `blob:` script every worker starts from.
-async fn prepare_build(build: WorkerBuild) -> Result<JsValue, String> {
-    let window = web_sys::window().ok_or("no window")?;
+async fn prepare_build(build: WorkerBuild) -> Result<JsValue, WebError> {
+    let window = web_sys::window().ok_or(WebError::Missing("window"))?;
     let (glue_url, wasm_url) = build.files();
     let glue = window.fetch_with_str(glue_url);
     let loader = window.fetch_with_str(WORKER_URL);
@@ -109,37 +109,36 @@ async fn prepare_build(build: WorkerBuild) -> Result<JsValue, String> {
         ("worker", JsValue::from_str(&worker)),
         ("build", JsValue::from_str(build.name())),
     ] {
-        Reflect::set(&message, &JsValue::from_str(key), &value).map_err(|e| js_error_text(&e))?;
+        Reflect::set(&message, &JsValue::from_str(key), &value)?;
     }
     Ok(message.into())
 }
 
-async fn response_text(fetched: Promise, url: &str) -> Result<String, String> {
+async fn response_text(fetched: Promise, url: &str) -> Result<String, WebError> {
     let response = ok_response(JsFuture::from(fetched).await, url)?;
-    let text = response.text().map_err(|e| js_error_text(&e))?;
+    let text = response.text()?;
     JsFuture::from(text)
         .await
-        .map_err(|e| format!("{url}: {}", js_error_text(&e)))?
+        .map_err(|e| WebError::from(e).at(url))?
         .as_string()
-        .ok_or_else(|| format!("{url}: not text"))
+        .ok_or_else(|| WebError::Unexpected("non-text body").at(url))
 }
 
 /// A `blob:` address of the script made of `parts`, in order.
-fn script_url(parts: &[&str]) -> Result<String, String> {
+fn script_url(parts: &[&str]) -> Result<String, WebError> {
     let array = js_sys::Array::new();
     for part in parts {
         array.push(&JsValue::from_str(part));
     }
     let options = BlobPropertyBag::new();
     options.set_type("text/javascript");
-    let blob =
-        Blob::new_with_str_sequence_and_options(&array, &options).map_err(|e| js_error_text(&e))?;
-    Url::create_object_url_with_blob(&blob).map_err(|e| js_error_text(&e))
+    let blob = Blob::new_with_str_sequence_and_options(&array, &options)?;
+    Ok(Url::create_object_url_with_blob(&blob)?)
 }
 
 /// The compiled module of the response `fetched`: streamed where it is served as
 /// `application/wasm` (compiled while it downloads), else compiled from its bytes.
-async fn compile(fetched: Promise, url: &str) -> Result<JsValue, String> {
+async fn compile(fetched: Promise, url: &str) -> Result<JsValue, WebError> {
     let response = ok_response(JsFuture::from(fetched).await, url)?;
     let wasm_type = response
         .headers()
@@ -150,24 +149,26 @@ async fn compile(fetched: Promise, url: &str) -> Result<JsValue, String> {
     let compiled = if wasm_type {
         WebAssembly::compile_streaming(&Promise::resolve(&JsValue::from(response)))
     } else {
-        let bytes = JsFuture::from(response.array_buffer().map_err(|e| js_error_text(&e))?)
-            .await
-            .map_err(|e| js_error_text(&e))?;
+        let bytes = JsFuture::from(response.array_buffer()?).await?;
         WebAssembly::compile(&bytes)
     };
     JsFuture::from(compiled)
         .await
-        .map_err(|e| format!("{url}: {}", js_error_text(&e)))
+        .map_err(|e| WebError::from(e).at(url))
 }
 
-fn ok_response(fetched: Result<JsValue, JsValue>, url: &str) -> Result<Response, String> {
+fn ok_response(fetched: Result<JsValue, JsValue>, url: &str) -> Result<Response, WebError> {
     let response: Response = fetched
-        .map_err(|e| format!("{url}: {}", js_error_text(&e)))?
+        .map_err(|e| WebError::from(e).at(url))?
         .dyn_into()
-        .map_err(|_| format!("{url}: not a response"))?;
+        .map_err(|_| WebError::Unexpected("fetch result").at(url))?;
     if response.ok() {
         Ok(response)
     } else {
-        Err(format!("{url}: HTTP {}", response.status()))
+        Err(WebError::Http {
+            status: response.status(),
+            status_text: String::new(),
+        }
+        .at(url))
     }
 }

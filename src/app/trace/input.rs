@@ -13,8 +13,8 @@ use web_sys::{
 };
 
 use super::EXAMPLE_URL;
-use crate::js_error::js_error_text;
 use crate::protocol::NamedBlob;
+use crate::web_error::WebError;
 
 /// A file's path inside a picked folder (`webkitRelativePath`), else its name.
 fn relative_name(file: &File) -> String {
@@ -75,21 +75,20 @@ fn callback_promise(
     })
 }
 
-async fn entry_file(entry: &FileSystemFileEntry) -> Result<File, String> {
+async fn entry_file(entry: &FileSystemFileEntry) -> Result<File, WebError> {
     let promise = callback_promise(|ok, err| {
         entry.file_with_callback_and_callback(ok, err);
         Ok(())
     });
     JsFuture::from(promise)
-        .await
-        .map_err(|e| js_error_text(&e))?
+        .await?
         .dyn_into::<File>()
-        .map_err(|_| "not a file".to_string())
+        .map_err(|_| WebError::Unexpected("entry: not a file"))
 }
 
 async fn directory_children(
     dir: &FileSystemDirectoryEntry,
-) -> Result<Vec<FileSystemEntry>, String> {
+) -> Result<Vec<FileSystemEntry>, WebError> {
     let reader = dir.create_reader();
     let mut all = Vec::new();
     // readEntries answers in batches (100 in Chromium) until an empty one.
@@ -97,10 +96,9 @@ async fn directory_children(
         let promise =
             callback_promise(|ok, err| reader.read_entries_with_callback_and_callback(ok, err));
         let batch: Array = JsFuture::from(promise)
-            .await
-            .map_err(|e| js_error_text(&e))?
+            .await?
             .dyn_into()
-            .map_err(|_| "unexpected directory listing".to_string())?;
+            .map_err(|_| WebError::Unexpected("directory listing"))?;
         if batch.length() == 0 {
             break;
         }
@@ -141,9 +139,9 @@ pub async fn walk_entries(entries: Vec<FileSystemEntry>) -> (Vec<NamedBlob>, Vec
 }
 
 /// Fetch the bundled example as a blob.
-pub async fn fetch_example() -> Result<Blob, String> {
+pub async fn fetch_example() -> Result<Blob, WebError> {
     super::source::fetch_blob(EXAMPLE_URL, |_, _| {}, || true)
         .await
-        .map_err(|e| format!("{e} for {EXAMPLE_URL}"))?
-        .ok_or_else(|| format!("{EXAMPLE_URL} was not read"))
+        .map_err(|e| e.at(EXAMPLE_URL))?
+        .ok_or_else(|| WebError::Invalid(format!("{EXAMPLE_URL} was not read")))
 }

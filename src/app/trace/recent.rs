@@ -19,34 +19,35 @@ use super::super::workers::WorkersHandle;
 use super::jobs::load_files;
 use super::EXAMPLE_NAME;
 use crate::blob::blob_size;
-use crate::js_error::js_error_text;
 use crate::protocol::NamedBlob;
+use crate::web_error::WebError;
 
 const CACHE_NAME: &str = "shardscope-recent";
 /// Where the files and the list sit in the cache (relative to the page).
 const PREFIX: &str = "__recent__/";
 const LIST_KEY: &str = "__recent__/list.json";
-async fn open_cache() -> Result<Cache, String> {
-    let caches = web_sys::window()
-        .ok_or("no window")?
+/// The page's Cache Storage, where this browser keeps one.
+fn caches() -> Result<web_sys::CacheStorage, WebError> {
+    web_sys::window()
+        .ok_or(WebError::Missing("window"))?
         .caches()
-        .map_err(|_| "this browser keeps no Cache Storage here".to_string())?;
-    JsFuture::from(caches.open(CACHE_NAME))
-        .await
-        .map_err(|e| js_error_text(&e))?
+        .map_err(|_| WebError::Unsupported("this browser keeps no Cache Storage here"))
+}
+
+async fn open_cache() -> Result<Cache, WebError> {
+    JsFuture::from(caches()?.open(CACHE_NAME))
+        .await?
         .dyn_into::<Cache>()
-        .map_err(|_| "unexpected cache".to_string())
+        .map_err(|_| WebError::Unexpected("cache"))
 }
 
 fn file_key(set: &str, index: usize) -> String {
     format!("{PREFIX}{set}/{index}")
 }
 
-async fn put(cache: &Cache, key: &str, response: &Response) -> Result<(), String> {
-    JsFuture::from(cache.put_with_str(key, response))
-        .await
-        .map(|_| ())
-        .map_err(|e| js_error_text(&e))
+async fn put(cache: &Cache, key: &str, response: &Response) -> Result<(), WebError> {
+    JsFuture::from(cache.put_with_str(key, response)).await?;
+    Ok(())
 }
 
 async fn delete(cache: &Cache, key: &str) {
@@ -60,9 +61,8 @@ async fn delete_set(cache: &Cache, set: &str, files: usize) {
     }
 }
 
-async fn write_list(cache: &Cache, list: &KeptList) -> Result<(), String> {
-    let response =
-        Response::new_with_opt_str(Some(&list.to_json())).map_err(|e| js_error_text(&e))?;
+async fn write_list(cache: &Cache, list: &KeptList) -> Result<(), WebError> {
+    let response = Response::new_with_opt_str(Some(&list.to_json()))?;
     put(cache, LIST_KEY, &response).await
 }
 
@@ -84,14 +84,9 @@ async fn stored_entries(cache: &Cache) -> Vec<(String, String)> {
 }
 
 /// Whether the recent cache exists (without creating it, as opening it would).
-async fn cache_exists() -> Result<bool, String> {
-    let caches = web_sys::window()
-        .ok_or("no window")?
-        .caches()
-        .map_err(|_| "this browser keeps no Cache Storage here".to_string())?;
-    Ok(JsFuture::from(caches.has(CACHE_NAME))
-        .await
-        .map_err(|e| js_error_text(&e))?
+async fn cache_exists() -> Result<bool, WebError> {
+    Ok(JsFuture::from(caches()?.has(CACHE_NAME))
+        .await?
         .as_bool()
         .unwrap_or(false))
 }
@@ -202,8 +197,7 @@ pub fn remember(state: AppState, files: Vec<NamedBlob>) {
         let result = async {
             let cache = open_cache().await?;
             for (i, file) in files.iter().enumerate() {
-                let response =
-                    Response::new_with_opt_blob(Some(&file.blob)).map_err(|e| js_error_text(&e))?;
+                let response = Response::new_with_opt_blob(Some(&file.blob))?;
                 if let Err(e) = put(&cache, &file_key(&set.id, i), &response).await {
                     delete_set(&cache, &set.id, i + 1).await;
                     return Err(e);
@@ -215,7 +209,7 @@ pub fn remember(state: AppState, files: Vec<NamedBlob>) {
                     delete_set(&cache, id, old.files.len()).await;
                 }
             }
-            Ok::<(), String>(())
+            Ok::<(), WebError>(())
         }
         .await;
         match result {
@@ -252,23 +246,20 @@ pub fn reopen(state: AppState, workers: WorkersHandle, set: KeptSet) {
             let cache = open_cache().await?;
             let mut files = Vec::with_capacity(set.files.len());
             for (i, file) in set.files.iter().enumerate() {
-                let hit = JsFuture::from(cache.match_with_str(&file_key(&set.id, i)))
-                    .await
-                    .map_err(|e| js_error_text(&e))?;
+                let hit = JsFuture::from(cache.match_with_str(&file_key(&set.id, i))).await?;
                 let response: Response = hit
                     .dyn_into()
-                    .map_err(|_| format!("{} is no longer kept", file.name))?;
-                let blob: Blob = JsFuture::from(response.blob().map_err(|e| js_error_text(&e))?)
-                    .await
-                    .map_err(|e| js_error_text(&e))?
+                    .map_err(|_| WebError::Invalid(format!("{} is no longer kept", file.name)))?;
+                let blob: Blob = JsFuture::from(response.blob()?)
+                    .await?
                     .dyn_into()
-                    .map_err(|_| "unexpected entry".to_string())?;
+                    .map_err(|_| WebError::Unexpected("entry"))?;
                 files.push(NamedBlob {
                     name: file.name.clone(),
                     blob,
                 });
             }
-            Ok::<Vec<NamedBlob>, String>(files)
+            Ok::<Vec<NamedBlob>, WebError>(files)
         }
         .await;
         match result {

@@ -14,38 +14,35 @@ use web_sys::{Blob, ReadableStreamDefaultReader, RequestInit, RequestMode, Respo
 use super::super::state::{AppState, Phase, Problem, Progress, RunSlot};
 use super::super::workers::WorkersHandle;
 use super::jobs::load_run;
-use crate::js_error::js_error_text;
 use crate::protocol::NamedBlob;
+use crate::web_error::WebError;
 
 /// Progress is shown at most this often while a body streams in (bytes).
 const PROGRESS_STEP_BYTES: u64 = 1 << 20;
 
 /// Fetch `url` from this site only (the browser refuses another origin too).
-async fn fetch_same_origin(url: &str) -> Result<Response, String> {
-    let window = web_sys::window().ok_or("no window")?;
+async fn fetch_same_origin(url: &str) -> Result<Response, WebError> {
+    let window = web_sys::window().ok_or(WebError::Missing("window"))?;
     let init = RequestInit::new();
     init.set_mode(RequestMode::SameOrigin);
     let response: Response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
-        .await
-        .map_err(|e| js_error_text(&e))?
+        .await?
         .dyn_into()
-        .map_err(|_| "unexpected fetch result".to_string())?;
+        .map_err(|_| WebError::Unexpected("fetch result"))?;
     if !response.ok() {
-        return Err(format!(
-            "HTTP {} {}",
-            response.status(),
-            response.status_text()
-        ));
+        return Err(WebError::Http {
+            status: response.status(),
+            status_text: response.status_text(),
+        });
     }
     Ok(response)
 }
 
-async fn fetch_text(url: &str) -> Result<String, String> {
+async fn fetch_text(url: &str) -> Result<String, WebError> {
     let response = fetch_same_origin(url).await?;
-    let text = JsFuture::from(response.text().map_err(|e| js_error_text(&e))?)
-        .await
-        .map_err(|e| js_error_text(&e))?;
-    text.as_string().ok_or_else(|| "not text".to_string())
+    let text = JsFuture::from(response.text()?).await?;
+    text.as_string()
+        .ok_or(WebError::Unexpected("non-text body"))
 }
 
 /// The body of `url` from this site as a Blob, read chunk by chunk: `on_progress(read,
@@ -55,7 +52,7 @@ pub async fn fetch_blob(
     url: &str,
     on_progress: impl Fn(u64, u64),
     keep_going: impl Fn() -> bool,
-) -> Result<Option<Blob>, String> {
+) -> Result<Option<Blob>, WebError> {
     let response = fetch_same_origin(url).await?;
     let announced: u64 = response
         .headers()
@@ -66,18 +63,16 @@ pub async fn fetch_blob(
         .unwrap_or(0);
     let Some(body) = response.body() else {
         // No body to stream (an empty file): the whole response at once.
-        let blob = JsFuture::from(response.blob().map_err(|e| js_error_text(&e))?)
-            .await
-            .map_err(|e| js_error_text(&e))?;
+        let blob = JsFuture::from(response.blob()?).await?;
         return blob
             .dyn_into::<Blob>()
             .map(Some)
-            .map_err(|_| "unexpected response body".to_string());
+            .map_err(|_| WebError::Unexpected("response body"));
     };
     let reader: ReadableStreamDefaultReader = body
         .get_reader()
         .dyn_into()
-        .map_err(|_| "unexpected body reader".to_string())?;
+        .map_err(|_| WebError::Unexpected("body reader"))?;
     let chunks = Array::new();
     let mut read: u64 = 0;
     let mut shown: u64 = 0;
@@ -87,9 +82,7 @@ pub async fn fetch_blob(
             let _ = reader.cancel();
             return Ok(None);
         }
-        let step = JsFuture::from(reader.read())
-            .await
-            .map_err(|e| js_error_text(&e))?;
+        let step = JsFuture::from(reader.read()).await?;
         let done = Reflect::get(&step, &JsValue::from_str("done"))
             .ok()
             .and_then(|d| d.as_bool())
@@ -97,10 +90,9 @@ pub async fn fetch_blob(
         if done {
             break;
         }
-        let chunk: Uint8Array = Reflect::get(&step, &JsValue::from_str("value"))
-            .map_err(|e| js_error_text(&e))?
+        let chunk: Uint8Array = Reflect::get(&step, &JsValue::from_str("value"))?
             .dyn_into()
-            .map_err(|_| "unexpected body chunk".to_string())?;
+            .map_err(|_| WebError::Unexpected("body chunk"))?;
         read += u64::from(chunk.length());
         chunks.push(&chunk);
         if read - shown >= PROGRESS_STEP_BYTES {
@@ -109,9 +101,7 @@ pub async fn fetch_blob(
         }
     }
     on_progress(read, announced);
-    Blob::new_with_u8_array_sequence(&chunks)
-        .map(Some)
-        .map_err(|e| js_error_text(&e))
+    Ok(Some(Blob::new_with_u8_array_sequence(&chunks)?))
 }
 
 /// Fetch the link's traces and load them as run A, with progress and Cancel as for a

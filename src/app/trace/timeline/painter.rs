@@ -177,7 +177,7 @@ fn paint_overview(model: TimelineModel, overview: NodeRef<html::Canvas>, theme: 
     );
     let started = now_ms();
     if let Err(e) = paint(&canvas, &scene, theme) {
-        web_sys::console::warn_1(&e.into());
+        web_sys::console::warn_1(&wasm_bindgen::JsValue::from_str(&e.to_string()));
     }
     mark_paint_ms(&canvas, started);
 }

@@ -2,18 +2,16 @@
 //! settings back, with nothing dropped.
 
 use proptest::prelude::*;
-use shardscope_core::analysis::compare::CompareAxis;
-use shardscope_core::attribution::{OverrideId, Preset};
-use shardscope_core::explorer::{
+use shardscope_session::analysis::compare::CompareAxis;
+use shardscope_session::attribution::{OverrideId, Preset};
+use shardscope_session::explore_settings::{short_key, ColorBy, ExploreSettings, Knob};
+use shardscope_session::explorer::{
     EfficiencyMode, Mode, Scope, MACHINE_PRESETS, MAX_SCENARIOS, MODEL_PRESETS,
 };
-use shardscope_core::session::explore_settings::{short_key, ColorBy, ExploreSettings, Knob};
-use shardscope_core::session::permalink::{
-    CompareLink, ExploreLink, Link, TraceLink, View, MAX_PINNED,
-};
-use shardscope_core::session::scenarios::Scenario;
-use shardscope_core::session::source::Source;
-use shardscope_core::view::timeline::TimeWindow;
+use shardscope_session::permalink::{CompareLink, ExploreLink, Link, TraceLink, View, MAX_PINNED};
+use shardscope_session::scenarios::Scenario;
+use shardscope_session::source::Source;
+use shardscope_session::window::TimeWindow;
 
 /// Any text with something besides white space in it (session ids, file names).
 fn name() -> impl Strategy<Value = String> {
@@ -93,7 +91,7 @@ fn trace_link() -> impl Strategy<Value = TraceLink> {
 
 fn explore_link() -> impl Strategy<Value = ExploreLink> {
     let topology = (0usize..4, 0usize..4, 0usize..3).prop_map(|(cp, tp, pp)| {
-        short_key(&shardscope_core::explorer::TopologyConfig {
+        short_key(&shardscope_session::explorer::TopologyConfig {
             cp: 1 << cp,
             tp: 1 << tp,
             pp: 1 << pp,
