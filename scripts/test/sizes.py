@@ -32,7 +32,6 @@ KNOWN = {
     "crates/trace/src/trace/load/distributed.rs load_distributed": 140,
     "crates/trace/src/trace/timeline.rs synthesize": 130,
     "crates/trace/src/trace/ranges/mod.rs parse_range": 124,
-    "src/app/explore/detail.rs EvaluationCard": 123,
     "crates/trace/src/trace/parallel.rs split_batches": 122,
 }
 

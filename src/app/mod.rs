@@ -78,6 +78,7 @@ pub fn App() -> impl IntoView {
     let (link, notice) = permalink::opened_with();
     let state = AppState::new(&link, notice);
     provide_context(state);
+    provide_context(state.theme);
     let workers: WorkersHandle = StoredValue::new_local(Workers::new(state));
     Workers::warm_up_when_settled(workers);
     provide_context(workers);
@@ -120,7 +121,7 @@ pub fn App() -> impl IntoView {
                     <TraceView />
                 </ViewPanel>
                 <ViewPanel view=View::Explore>
-                    <ExploreView />
+                    <ExploreView explore=state.explore page_view=state.view trace=state.trace.run.report />
                 </ViewPanel>
             </main>
             <footer class="app-footer">

@@ -282,6 +282,9 @@ impl RunSlot {
     }
 }
 
+/// A run's report, as the explorer's memory panel reads the trace view's.
+pub type TraceReportSignal = RwSignal<Option<Arc<TraceReport>>>;
+
 /// What loading and attributing one run touches: run A's signals are the trace
 /// view's, run B's the comparison's ([`AppState::run`]).
 #[derive(Debug, Clone, Copy)]
@@ -292,7 +295,7 @@ pub struct RunSignals {
     pub progress: RwSignal<Progress>,
     pub loading_files: RwSignal<bool>,
     pub problems: RwSignal<Vec<Problem>>,
-    pub report: RwSignal<Option<Arc<TraceReport>>>,
+    pub report: TraceReportSignal,
     pub elapsed_ms: RwSignal<f64>,
     pub preparse_ms: RwSignal<f64>,
     /// Workers that parsed the last load's ranges (0: it had none to parse).

@@ -9,15 +9,13 @@ use shardscope_view::all_configs::{locate_config, row_window, scroll_top_to_show
 use shardscope_view::explore::{all_rows_html, find_config};
 use wasm_bindgen::JsCast;
 
-use super::super::state::AppState;
+use super::super::state::ExploreState;
 use super::super::workers::WorkersHandle;
 use super::jobs::evaluate;
 
 #[component]
-pub fn AllConfigs() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn AllConfigs(explore: ExploreState) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
-    let explore = state.explore;
     let open = RwSignal::new(false);
     let scroll_top = RwSignal::new(0.0f64);
     let search_error = RwSignal::new(None::<String>);
@@ -29,7 +27,7 @@ pub fn AllConfigs() -> impl IntoView {
     });
     let select = move |key: String| {
         explore.selected.set(Some(key.clone()));
-        evaluate(state, workers, key);
+        evaluate(explore, workers, key);
     };
     let search = move |text: String| {
         if text.trim().is_empty() {
@@ -88,7 +86,7 @@ pub fn AllConfigs() -> impl IntoView {
                 </div>
             </div>
             <p class="field-error" id="config-search-error" role="alert">{move || search_error.get()}</p>
-            <ConfigRows open scroll_top scroller total on_select=Callback::new(select) />
+            <ConfigRows explore=explore open scroll_top scroller total on_select=Callback::new(select) />
         </section>
     }
 }
@@ -97,13 +95,13 @@ pub fn AllConfigs() -> impl IntoView {
 /// two spacers; a click on a row selects it.
 #[component]
 fn ConfigRows(
+    explore: ExploreState,
     open: RwSignal<bool>,
     scroll_top: RwSignal<f64>,
     scroller: NodeRef<html::Div>,
     total: Signal<usize>,
     on_select: Callback<String>,
 ) -> impl IntoView {
-    let explore = expect_context::<AppState>().explore;
     let window = move || row_window(scroll_top.get(), total.get());
     let selected_index = move || {
         let key = explore.selected.get()?;

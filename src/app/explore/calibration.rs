@@ -10,13 +10,13 @@ use shardscope_explorer::TopologyConfig;
 use shardscope_session::explore_settings::MeasuredUnit;
 use shardscope_view::explore::{calibration_cells, calibration_text, latency_text};
 
-use super::super::state::AppState;
+use super::super::state::ExploreState;
 use super::super::workers::WorkersHandle;
 use super::jobs::run_sweep;
 
 /// The errors of the calibration's field, in one sentence (none: `None`).
-fn calibration_problem(state: AppState) -> Option<String> {
-    state.explore.errors.with(|errors| {
+fn calibration_problem(explore: ExploreState) -> Option<String> {
+    explore.errors.with(|errors| {
         let list: Vec<&str> = errors
             .iter()
             .filter(|e| e.field == "calibrate")
@@ -28,8 +28,11 @@ fn calibration_problem(state: AppState) -> Option<String> {
 
 /// "Calibrate to a measurement" for the configuration shown in the detail card.
 #[component]
-pub fn CalibrateForm(topology: TopologyConfig, predicted_ns: f64) -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn CalibrateForm(
+    explore: ExploreState,
+    topology: TopologyConfig,
+    predicted_ns: f64,
+) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
     let value = RwSignal::new(String::new());
     let unit = RwSignal::new(MeasuredUnit::LatencyMs);
@@ -38,14 +41,14 @@ pub fn CalibrateForm(topology: TopologyConfig, predicted_ns: f64) -> impl IntoVi
         ev.prevent_default();
         let text = value.get_untracked();
         let mut outcome = Ok(());
-        state.explore.settings.update(|s| {
+        explore.settings.update(|s| {
             outcome = s.add_measurement(&topology, unit.get_untracked(), &text);
         });
         match outcome {
             Ok(()) => {
                 problem.set(None);
                 value.set(String::new());
-                run_sweep(state, workers);
+                run_sweep(explore, workers);
             }
             Err(e) => problem.set(Some(e.message)),
         }
@@ -100,10 +103,8 @@ pub fn CalibrateForm(topology: TopologyConfig, predicted_ns: f64) -> impl IntoVi
 /// The fitted calibration: what it changed, predicted against measured before and after,
 /// each measurement removable. Shown while the settings hold measurements.
 #[component]
-pub fn CalibrationSummary() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn CalibrationSummary(explore: ExploreState) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
-    let explore = state.explore;
     let measurements = move || explore.settings.with(|s| s.calibration.len());
     let fit = move || {
         explore
@@ -117,7 +118,7 @@ pub fn CalibrationSummary() -> impl IntoView {
             }
             _ => s.calibration.clear(),
         });
-        run_sweep(state, workers);
+        run_sweep(explore, workers);
     };
     move || {
         (measurements() > 0).then(|| {
@@ -180,7 +181,7 @@ pub fn CalibrationSummary() -> impl IntoView {
                             "Clear calibration"
                         </button>
                     </div>
-                    {move || calibration_problem(state).map(|p| view! {
+                    {move || calibration_problem(explore).map(|p| view! {
                         <p class="problem" role="alert">{format!("Not calibrated: {p}")}</p>
                     })}
                     {fit.as_ref().map(|f| view! { <p>{calibration_text(f)}</p> })}

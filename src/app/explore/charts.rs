@@ -13,7 +13,8 @@ use shardscope_view::scene::Scene;
 
 use super::super::canvas::{canvas_by_testid, device_pixel_ratio, tracked_width};
 use super::super::paint::paint_sliced;
-use super::super::state::{AppState, View};
+use super::super::state::{ExploreState, View};
+use super::super::theme::ThemeState;
 use super::super::workers::WorkersHandle;
 use super::jobs::{cancel_batch, run_batch, schedule_sweep, BATCHES};
 
@@ -23,24 +24,25 @@ use super::jobs::{cancel_batch, run_batch, schedule_sweep, BATCHES};
 /// with the CSS width once the whole picture is on the canvas.
 #[component]
 fn ChartCanvas(
+    page_view: RwSignal<View>,
     testid: &'static str,
     label: &'static str,
     height: f64,
     scene: impl Fn(f64, f64) -> Option<Scene> + Send + Sync + 'static,
     #[prop(optional, into)] painted: Option<Callback<f64>>,
 ) -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let theme = expect_context::<ThemeState>();
     let canvas_ref = NodeRef::<html::Canvas>::new();
     // Inside views that are rebuilt (the selected config's panel): see `tracked_width`.
     let width = tracked_width(
         move || canvas_ref.try_get_untracked().flatten().map(Into::into),
-        move || state.view.track(),
+        move || page_view.track(),
     );
     let token = Rc::new(Cell::new(0u64));
     Effect::new(move |_| {
         let w = width.get();
-        let theme = state.theme.shown();
-        if w <= 1.0 || state.view.get() != View::Explore {
+        let theme = theme.shown();
+        if w <= 1.0 || page_view.get() != View::Explore {
             return;
         }
         let (Some(canvas), Some(picture)) = (canvas_ref.get(), scene(w, device_pixel_ratio()))
@@ -74,12 +76,10 @@ fn ChartCanvas(
 
 /// Latency as each of CP, TP, PP, DP and EP varies around the selected configuration.
 #[component]
-pub fn SensitivityChart() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let explore = state.explore;
+pub fn SensitivityChart(explore: ExploreState, page_view: RwSignal<View>) -> impl IntoView {
     view! {
         <h4>"One knob at a time"</h4>
-        <ChartCanvas
+        <ChartCanvas page_view=page_view
             testid="sensitivity-canvas"
             label="Latency as one knob varies around the selected configuration; crosses do not fit"
             height=170.0
@@ -95,10 +95,8 @@ const BATCH_HEIGHT: f64 = 300.0;
 /// Throughput per PE against throughput per user, one frontier per batch size. Hover
 /// names a point's configuration; a click switches the batch to its size and selects it.
 #[component]
-pub fn BatchView() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn BatchView(explore: ExploreState, page_view: RwSignal<View>) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
-    let explore = state.explore;
     let pending = StoredValue::new(0u64);
     // (series, point, x, y) under the pointer.
     let hover = RwSignal::new(None::<(usize, usize, f64, f64)>);
@@ -122,7 +120,7 @@ pub fn BatchView() -> impl IntoView {
         if let Some((batch, key)) = found {
             explore.settings.update(|s| s.batch = batch.to_string());
             explore.selected.set(Some(key));
-            schedule_sweep(state, workers, pending);
+            schedule_sweep(explore, workers, pending);
         }
     };
     // Where one point is drawn (CSS px), for tests and tools: `data-probe="x,y"` on the
@@ -195,7 +193,7 @@ pub fn BatchView() -> impl IntoView {
                         class="button small"
                         data-testid="batch-cancel"
                         hidden=move || !explore.batch_running.get()
-                        on:click=move |_| cancel_batch(state, workers)
+                        on:click=move |_| cancel_batch(explore, workers)
                     >
                         "Cancel"
                     </button>
@@ -205,7 +203,7 @@ pub fn BatchView() -> impl IntoView {
                         data-testid="batch-run"
                         hidden=move || explore.batch_running.get()
                         disabled=move || explore.answer.with(Option::is_none)
-                        on:click=move |_| run_batch(state, workers)
+                        on:click=move |_| run_batch(explore, workers)
                     >
                         "Run again"
                     </button>
@@ -221,7 +219,7 @@ pub fn BatchView() -> impl IntoView {
                     }
                 }
             >
-                <ChartCanvas
+                <ChartCanvas page_view=page_view
                     testid="batch-canvas"
                     label="Throughput per PE against throughput per user for each batch size's frontier"
                     height=BATCH_HEIGHT

@@ -9,26 +9,26 @@ use shardscope_session::custom::{Field, Subject};
 use wasm_bindgen::JsCast;
 
 use super::super::download::save_text;
-use super::super::state::AppState;
+use super::super::state::ExploreState;
 use super::super::workers::WorkersHandle;
 use super::jobs::schedule_sweep;
 
 #[component]
 pub fn CustomEditor(
+    explore: ExploreState,
     kind: Subject,
     pending: StoredValue<u64>,
     open: RwSignal<bool>,
 ) -> impl IntoView {
-    let state = expect_context::<AppState>();
     let workers = expect_context::<WorkersHandle>();
-    let settings = state.explore.settings;
+    let settings = explore.settings;
     let file_ref = NodeRef::<html::Input>::new();
     let message = RwSignal::new(None::<String>);
     let count = move || settings.with(|s| s.edits(kind).len());
     let reset = move |_| {
         settings.update(|s| s.clear_edits(kind));
         message.set(None);
-        schedule_sweep(state, workers, pending);
+        schedule_sweep(explore, workers, pending);
     };
     let export = move |_| {
         let result = settings.with_untracked(|s| s.export(kind));
@@ -67,7 +67,7 @@ pub fn CustomEditor(
                 Ok(()) => {
                     settings.set(next);
                     message.set(Some(format!("Imported {name}.")));
-                    schedule_sweep(state, workers, pending);
+                    schedule_sweep(explore, workers, pending);
                 }
                 Err(e) => message.set(Some(format!("{name}: {e}"))),
             }
@@ -124,7 +124,7 @@ pub fn CustomEditor(
             // Built only while open (two editors' fields were a fifth of the view, and
             // every settings change listed them again).
             <Show when=move || open.get()>
-                <CustomFields kind pending />
+                <CustomFields explore=explore kind pending />
             </Show>
         </details>
     }
@@ -132,16 +132,14 @@ pub fn CustomEditor(
 
 /// One input per field of the preset, the changed ones marked, each with its error.
 #[component]
-fn CustomFields(kind: Subject, pending: StoredValue<u64>) -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn CustomFields(explore: ExploreState, kind: Subject, pending: StoredValue<u64>) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
-    let explore = state.explore;
     let settings = explore.settings;
     let prefix = kind.name();
     let fields = move || settings.with(|s| kind.fields(s.preset(kind), s.edits(kind)));
     let set_field = move |path: String, text: String, preset: String| {
         settings.update(|s| s.set_edit(kind, &path, &text, &preset));
-        schedule_sweep(state, workers, pending);
+        schedule_sweep(explore, workers, pending);
     };
     view! {
         <div class="custom-fields">

@@ -14,7 +14,7 @@ use shardscope_view::config_detail::{
 };
 use shardscope_view::explore::{config_attributes, latency_text, layer_multiplier, tied_keys};
 
-use super::super::state::AppState;
+use super::super::state::{ExploreState, TraceReportSignal, View};
 use super::super::workers::WorkersHandle;
 use super::calibration::CalibrateForm;
 use super::charts::SensitivityChart;
@@ -62,8 +62,7 @@ fn stage_group(e: &Evaluation, group: StageGroup, title: String) -> impl IntoVie
 /// Memory per PE: the bar, and beside it the loaded trace's measured peak per rank
 /// (`memory-measured`), which follows the trace view's run as it loads or changes.
 #[component]
-fn MemoryPanel(c: ConfigScore, budget_gb: f64) -> impl IntoView {
-    let trace = expect_context::<AppState>().trace.run.report;
+fn MemoryPanel(trace: TraceReportSignal, c: ConfigScore, budget_gb: f64) -> impl IntoView {
     move || {
         let measured = trace.with(|r| r.as_ref().and_then(|r| MeasuredMemory::of(&r.ranks)));
         let loaded = trace.with(Option::is_some);
@@ -135,8 +134,11 @@ fn memory_bar(bar: MemoryBar) -> impl IntoView {
 }
 
 #[component]
-pub fn ConfigDetail() -> impl IntoView {
-    let explore = expect_context::<AppState>().explore;
+pub fn ConfigDetail(
+    explore: ExploreState,
+    page_view: RwSignal<View>,
+    trace: TraceReportSignal,
+) -> impl IntoView {
     let budget_gb = move || {
         explore
             .answer
@@ -155,15 +157,20 @@ pub fn ConfigDetail() -> impl IntoView {
             </aside>
         }
         .into_any(),
-        Some(e) => view! { <EvaluationCard e budget_gb=budget_gb() /> }.into_any(),
+        Some(e) => view! { <EvaluationCard explore=explore page_view=page_view trace=trace e budget_gb=budget_gb() /> }.into_any(),
     }
     }
 }
 
 /// The card of one scored configuration.
 #[component]
-fn EvaluationCard(e: Arc<Evaluation>, budget_gb: f64) -> impl IntoView {
-    let explore = expect_context::<AppState>().explore;
+fn EvaluationCard(
+    explore: ExploreState,
+    page_view: RwSignal<View>,
+    trace: TraceReportSignal,
+    e: Arc<Evaluation>,
+    budget_gb: f64,
+) -> impl IntoView {
     let c = e.config.clone();
     let key = short_key(&e.topology);
     let key_for_label = key.clone();
@@ -171,8 +178,6 @@ fn EvaluationCard(e: Arc<Evaluation>, budget_gb: f64) -> impl IntoView {
     let layers = layer_multiplier(&e);
     let key_for_pin = key.clone();
     let key_for_ties = key.clone();
-    let state = expect_context::<AppState>();
-    let workers = expect_context::<WorkersHandle>();
     let calibrated = move || {
         explore
             .answer
@@ -215,44 +220,7 @@ fn EvaluationCard(e: Arc<Evaluation>, budget_gb: f64) -> impl IntoView {
                 <dt>"Fabric levels"</dt>
                 <dd><span class="value">{fabric_levels(&e)}</span></dd>
             </dl>
-            {move || {
-                let tied = explore
-                    .answer
-                    .with(|a| a.as_ref().map(|a| tied_keys(&a.report.pareto, &key_for_ties)))
-                    .unwrap_or_default();
-                (!tied.is_empty()).then(|| {
-                    let n = tied.len();
-                    let items = tied
-                        .into_iter()
-                        .map(|k| {
-                            let select_key = k.clone();
-                            view! {
-                                <li>
-                                    <button
-                                        type="button"
-                                        class="link-button"
-                                        on:click=move |_| {
-                                            explore.selected.set(Some(select_key.clone()));
-                                            evaluate(state, workers, select_key.clone());
-                                        }
-                                    >
-                                        <code>{k}</code>
-                                    </button>
-                                </li>
-                            }
-                        })
-                        .collect_view();
-                    view! {
-                        <details class="config-ties small" data-testid="config-ties" data-ties=(n + 1).to_string()>
-                            <summary>
-                                {format!("×{} — ties with {n} other frontier configuration{} on latency, PEs and efficiency", n + 1, if n == 1 { "" } else { "s" })}
-                            </summary>
-                            <p class="muted">"They differ only in KV layout, FFN scope or placement; any of them is as good."</p>
-                            <ul>{items}</ul>
-                        </details>
-                    }
-                })
-            }}
+            <ConfigTies explore=explore key=key_for_ties />
             {(!c.reason.is_empty()).then(|| view! {
                 <p class="problem">{format!("Infeasible: {}", c.reason)}</p>
             })}
@@ -269,9 +237,9 @@ fn EvaluationCard(e: Arc<Evaluation>, budget_gb: f64) -> impl IntoView {
                 <span class="segment-key bound-network"></span>"network"
             </div>
             <h4>"Memory per PE"</h4>
-            <MemoryPanel c=c.clone() budget_gb=budget_gb />
-            <SensitivityChart />
-            <CalibrateForm topology=e.topology predicted_ns=c.total_latency_ns />
+            <MemoryPanel trace=trace c=c.clone() budget_gb=budget_gb />
+            <SensitivityChart explore=explore page_view=page_view />
+            <CalibrateForm explore=explore topology=e.topology predicted_ns=c.total_latency_ns />
             <div class="detail-actions">
                 <button
                     type="button"
@@ -283,6 +251,51 @@ fn EvaluationCard(e: Arc<Evaluation>, budget_gb: f64) -> impl IntoView {
                 </button>
             </div>
         </aside>
+    }
+}
+
+/// The frontier configurations that tie with `key` on latency, PEs and efficiency, each a
+/// button that selects it.
+#[component]
+fn ConfigTies(explore: ExploreState, key: String) -> impl IntoView {
+    let workers = expect_context::<WorkersHandle>();
+    move || {
+        let tied = explore
+            .answer
+            .with(|a| a.as_ref().map(|a| tied_keys(&a.report.pareto, &key)))
+            .unwrap_or_default();
+        (!tied.is_empty()).then(|| {
+            let n = tied.len();
+            let items = tied
+                .into_iter()
+                .map(|k| {
+                    let select_key = k.clone();
+                    view! {
+                        <li>
+                            <button
+                                type="button"
+                                class="link-button"
+                                on:click=move |_| {
+                                    explore.selected.set(Some(select_key.clone()));
+                                    evaluate(explore, workers, select_key.clone());
+                                }
+                            >
+                                <code>{k}</code>
+                            </button>
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! {
+                <details class="config-ties small" data-testid="config-ties" data-ties=(n + 1).to_string()>
+                    <summary>
+                        {format!("×{} — ties with {n} other frontier configuration{} on latency, PEs and efficiency", n + 1, if n == 1 { "" } else { "s" })}
+                    </summary>
+                    <p class="muted">"They differ only in KV layout, FFN scope or placement; any of them is as good."</p>
+                    <ul>{items}</ul>
+                </details>
+            }
+        })
     }
 }
 
@@ -302,9 +315,7 @@ fn latency_split_bar(e: &Evaluation) -> impl IntoView {
 /// Pinned configurations side by side: knobs, latency, throughput, PEs, memory per PE
 /// and where the time goes.
 #[component]
-pub fn PinnedCompare() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let explore = state.explore;
+pub fn PinnedCompare(explore: ExploreState) -> impl IntoView {
     let rows = move || {
         let keys = explore.pinned.get();
         explore.pinned_evaluations.with(|evals| {

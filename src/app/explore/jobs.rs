@@ -9,7 +9,7 @@ use shardscope_session::scenario_list::ScenarioList;
 use shardscope_view::explore::{export_stem, Points};
 
 use super::super::download::save_text;
-use super::super::state::{AppState, ExploreState, Explored, Phase};
+use super::super::state::{ExploreState, Explored, Phase};
 use super::super::tasks::next_task;
 use super::super::workers::WorkersHandle;
 use crate::protocol::{ExportFormat, RequestBody, ResponseBody};
@@ -19,8 +19,7 @@ pub const DEBOUNCE_MS: u64 = 100;
 
 /// Sweep with the current settings, unless an input is invalid (then its message shows
 /// beside it and the last results stay).
-pub fn run_sweep(state: AppState, workers: WorkersHandle) {
-    let explore = state.explore;
+pub fn run_sweep(explore: ExploreState, workers: WorkersHandle) {
     let request = match resolve(&explore.settings.get_untracked()) {
         Ok(r) => r,
         Err(errors) => {
@@ -92,12 +91,12 @@ pub fn run_sweep(state: AppState, workers: WorkersHandle) {
                             }
                             // The selection's breakdown belongs to the new settings.
                             if let Some(key) = explore.selected.get_untracked() {
-                                evaluate(state, workers, key);
+                                evaluate(explore, workers, key);
                             }
                             // So do the pinned ones' and the batch view.
                             explore.pinned_evaluations.set(Vec::new());
-                            evaluate_pinned(state, workers);
-                            run_batch(state, workers);
+                            evaluate_pinned(explore, workers);
+                            run_batch(explore, workers);
                         });
                     });
                 }
@@ -113,13 +112,13 @@ pub fn run_sweep(state: AppState, workers: WorkersHandle) {
 }
 
 /// Settings changed: sweep once they have been still for [`DEBOUNCE_MS`].
-pub fn schedule_sweep(state: AppState, workers: WorkersHandle, pending: StoredValue<u64>) {
+pub fn schedule_sweep(explore: ExploreState, workers: WorkersHandle, pending: StoredValue<u64>) {
     let ticket = pending.get_value() + 1;
     pending.set_value(ticket);
     set_timeout(
         move || {
             if pending.get_value() == ticket {
-                run_sweep(state, workers);
+                run_sweep(explore, workers);
             }
         },
         std::time::Duration::from_millis(DEBOUNCE_MS),
@@ -131,8 +130,7 @@ pub const BATCHES: [u32; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
 /// Sweep the current settings at every batch size of [`BATCHES`] in the batch worker;
 /// a newer call or [`cancel_batch`] supersedes it.
-pub fn run_batch(state: AppState, workers: WorkersHandle) {
-    let explore = state.explore;
+pub fn run_batch(explore: ExploreState, workers: WorkersHandle) {
     let Some(request) = explore
         .answer
         .with_untracked(|a| a.as_ref().map(|a| a.request.clone()))
@@ -219,14 +217,13 @@ pub fn run_scenarios(explore: ExploreState, workers: WorkersHandle) {
 }
 
 /// Stop the running batch sweep; the last batch view stays.
-pub fn cancel_batch(state: AppState, workers: WorkersHandle) {
+pub fn cancel_batch(explore: ExploreState, workers: WorkersHandle) {
     workers.with_value(|w| w.cancel_batch());
-    state.explore.batch_running.set(false);
+    explore.batch_running.set(false);
 }
 
 /// Select a configuration (by short key) and fetch its breakdown and sensitivity.
-pub fn evaluate(state: AppState, workers: WorkersHandle, key: String) {
-    let explore = state.explore;
+pub fn evaluate(explore: ExploreState, workers: WorkersHandle, key: String) {
     let client = workers.with_value(|w| w.explore_worker());
     let for_sensitivity = key.clone();
     let wanted = key.clone();
@@ -275,8 +272,7 @@ pub fn evaluate(state: AppState, workers: WorkersHandle, key: String) {
 }
 
 /// Fetch the breakdown of every pinned configuration not fetched yet.
-pub fn evaluate_pinned(state: AppState, workers: WorkersHandle) {
-    let explore = state.explore;
+pub fn evaluate_pinned(explore: ExploreState, workers: WorkersHandle) {
     if explore.answer.with_untracked(Option::is_none) {
         return;
     }
@@ -309,8 +305,7 @@ pub fn evaluate_pinned(state: AppState, workers: WorkersHandle) {
 
 /// Download `shardscope explore --format json|csv` (with `--all` when infeasible
 /// configurations are shown) for the current settings.
-pub fn export(state: AppState, workers: WorkersHandle, format: ExportFormat) {
-    let explore = state.explore;
+pub fn export(explore: ExploreState, workers: WorkersHandle, format: ExportFormat) {
     let all = explore.infeasible.get_untracked();
     let name = explore
         .answer

@@ -28,7 +28,7 @@ use shardscope_view::explore::{
 use wasm_bindgen::JsCast;
 
 use super::sort_header::sort_header;
-use super::state::{AppState, ParetoSort, Phase, View};
+use super::state::{ExploreState, ParetoSort, Phase, TraceReportSignal, View};
 use super::tasks::Later;
 use super::workers::WorkersHandle;
 use all::AllConfigs;
@@ -52,9 +52,7 @@ pub fn explore_state_name(phase: Phase) -> &'static str {
 
 /// The counts of the last sweep.
 #[component]
-fn Summary() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let explore = state.explore;
+fn Summary(explore: ExploreState) -> impl IntoView {
     let attr = move |f: fn(&super::state::Explored) -> String| {
         move || explore.answer.with(|a| a.as_ref().map(|a| f(a)))
     };
@@ -109,10 +107,8 @@ fn Summary() -> impl IntoView {
 
 /// The frontier, one `pareto-row` per configuration; click selects.
 #[component]
-fn ParetoTable() -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn ParetoTable(explore: ExploreState) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
-    let explore = state.explore;
     let rows = Memo::new(move |_| {
         let (sort, ascending) = explore.sort.get();
         let mut rows: Vec<ConfigScore> = explore
@@ -162,7 +158,7 @@ fn ParetoTable() -> impl IntoView {
     let select = move |key: Option<String>| {
         if let Some(key) = key {
             explore.selected.set(Some(key.clone()));
-            evaluate(state, workers, key);
+            evaluate(explore, workers, key);
         }
     };
     let on_key = move |ev: KeyboardEvent| {
@@ -225,8 +221,11 @@ fn ParetoTable() -> impl IntoView {
 }
 
 #[component]
-pub fn ExploreView() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn ExploreView(
+    explore: ExploreState,
+    page_view: RwSignal<View>,
+    trace: TraceReportSignal,
+) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
     let pending = StoredValue::new(0u64);
     // The first sweep runs when the view is first shown (the page opens on the trace
@@ -235,9 +234,9 @@ pub fn ExploreView() -> impl IntoView {
         if started == Some(true) {
             return true;
         }
-        if state.view.get() == View::Explore {
+        if page_view.get() == View::Explore {
             // Its answer also evaluates a selection that came with a link.
-            jobs::run_sweep(state, workers);
+            jobs::run_sweep(explore, workers);
             true
         } else {
             false
@@ -245,30 +244,30 @@ pub fn ExploreView() -> impl IntoView {
     });
     // Pinning asks the worker for the new pin's breakdown.
     Effect::new(move |_| {
-        state.explore.pinned.track();
-        jobs::evaluate_pinned(state, workers);
+        explore.pinned.track();
+        jobs::evaluate_pinned(explore, workers);
     });
     // Built in three tasks (see `tasks::Later`): in one, the view took 60–100 ms to build
     // on a cold page.
     view! {
         <div class="explore-view">
-            <ExploreSettingsPanel pending=pending />
+            <ExploreSettingsPanel explore=explore pending=pending />
             <div class="main-column">
                 <Later>
-                    <Summary />
+                    <Summary explore=explore />
                     <section class="card scatter-card" aria-label="Latency against PEs">
-                        <Scatter />
+                        <Scatter explore=explore page_view=page_view />
                     </section>
-                    <CalibrationSummary />
-                    <ScenarioPanel explore=state.explore view=state.view />
+                    <CalibrationSummary explore=explore />
+                    <ScenarioPanel explore=explore view=page_view />
                     <Later>
                         <div class="below-timeline">
-                            <ConfigDetail />
-                            <PinnedCompare />
+                            <ConfigDetail explore=explore page_view=page_view trace=trace />
+                            <PinnedCompare explore=explore />
                         </div>
-                        <ParetoTable />
-                        <AllConfigs />
-                        <BatchView />
+                        <ParetoTable explore=explore />
+                        <AllConfigs explore=explore />
+                        <BatchView explore=explore page_view=page_view />
                     </Later>
                 </Later>
             </div>

@@ -23,7 +23,8 @@ use shardscope_view::scene::Scene;
 use super::super::canvas::{device_pixel_ratio, tracked_width};
 use super::super::now_ms;
 use super::super::paint::{mark_paint_ms, paint_sliced};
-use super::super::state::{AppState, ExploreState, Explored, View};
+use super::super::state::{ExploreState, Explored, View};
+use super::super::theme::ThemeState;
 use super::super::workers::WorkersHandle;
 use super::jobs::evaluate;
 
@@ -41,10 +42,8 @@ enum Redraw {
 const HEIGHT: f64 = 440.0;
 
 #[component]
-pub fn Scatter() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn Scatter(explore: ExploreState, page_view: RwSignal<View>) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
-    let explore = state.explore;
     let canvas_ref = NodeRef::<html::Canvas>::new();
     let wrap_ref = NodeRef::<html::Div>::new();
     let zoom = RwSignal::new(None::<ScatterRange>);
@@ -55,7 +54,7 @@ pub fn Scatter() -> impl IntoView {
     let width = tracked_width(
         move || wrap_ref.try_get_untracked().flatten().map(Into::into),
         move || {
-            state.view.track();
+            page_view.track();
             explore.answer.track();
         },
     );
@@ -81,7 +80,8 @@ pub fn Scatter() -> impl IntoView {
             range,
         })
     });
-    repaint_on_change(state, map, hover, paint_scheduler(canvas_ref, map, hover));
+    let schedule = paint_scheduler(explore, canvas_ref, map, hover);
+    repaint_on_change(explore, page_view, map, hover, schedule);
 
     let local = move |ev: &MouseEvent| -> Option<(f64, f64)> {
         let rect = canvas_ref.get_untracked()?.get_bounding_client_rect();
@@ -133,7 +133,7 @@ pub fn Scatter() -> impl IntoView {
         });
         if let Some(key) = picked {
             explore.selected.set(Some(key.clone()));
-            evaluate(state, workers, key);
+            evaluate(explore, workers, key);
         }
     };
     let on_up = move |ev: MouseEvent| {
@@ -226,7 +226,7 @@ pub fn Scatter() -> impl IntoView {
     });
 
     view! {
-        <ScatterToolbar zoom=zoom />
+        <ScatterToolbar explore=explore zoom=zoom />
         <div class="scatter-wrap" node_ref=wrap_ref>
             <canvas
                 class="scatter-canvas"
@@ -253,7 +253,7 @@ pub fn Scatter() -> impl IntoView {
                 on:dblclick=move |_| zoom.set(None)
             ></canvas>
             <ZoomBand band=band />
-            <ScatterTooltip hover=hover map=map />
+            <ScatterTooltip explore=explore hover=hover map=map />
             {move || explore.answer.with(Option::is_none).then(|| view! {
                 <p class="scatter-empty" role="status">
                     {move || explore.problem.get().unwrap_or_else(|| "Sweeping every configuration…".to_string())}
@@ -281,12 +281,13 @@ fn shown_overlays(explore: ExploreState) -> Vec<Overlay> {
 /// Repaint whenever what the scatter shows changes: a new picture after layout for new
 /// points or ranges, at once for a new selection, pins or hover.
 fn repaint_on_change(
-    state: AppState,
+    explore: ExploreState,
+    page_view: RwSignal<View>,
     map: Memo<Option<ScatterMap>>,
     hover: RwSignal<Option<(f64, f64, usize)>>,
     schedule: Rc<dyn Fn(Redraw)>,
 ) {
-    let explore = state.explore;
+    let theme = expect_context::<ThemeState>();
     {
         let schedule = Rc::clone(&schedule);
         Effect::new(move |_| {
@@ -296,9 +297,9 @@ fn repaint_on_change(
             explore.color_by.track();
             explore.scenario_report.track();
             explore.scenarios.track();
-            state.theme.choice.track();
-            state.theme.system_dark.track();
-            if state.view.get() == View::Explore {
+            theme.choice.track();
+            theme.system_dark.track();
+            if page_view.get() == View::Explore {
                 schedule(Redraw::AfterLayout);
             }
         });
@@ -307,7 +308,7 @@ fn repaint_on_change(
         explore.selected.track();
         explore.pinned.track();
         hover.track();
-        if state.view.get() == View::Explore {
+        if page_view.get() == View::Explore {
             schedule(Redraw::Now);
         }
     });
@@ -316,12 +317,12 @@ fn repaint_on_change(
 /// What paints the scatter: `schedule(kind)` asks for a picture of the current state,
 /// at most one per frame (see [`Redraw`]).
 fn paint_scheduler(
+    explore: ExploreState,
     canvas_ref: NodeRef<html::Canvas>,
     map: Memo<Option<ScatterMap>>,
     hover: RwSignal<Option<(f64, f64, usize)>>,
 ) -> Rc<dyn Fn(Redraw)> {
-    let app = expect_context::<AppState>();
-    let (explore, theme) = (app.explore, app.theme);
+    let theme = expect_context::<ThemeState>();
     let index_of = move |key: &str| -> Option<usize> {
         explore
             .answer
@@ -412,8 +413,7 @@ fn paint_scheduler(
 
 /// Colour-by, the one-line help and Reset zoom.
 #[component]
-fn ScatterToolbar(zoom: RwSignal<Option<ScatterRange>>) -> impl IntoView {
-    let explore = expect_context::<AppState>().explore;
+fn ScatterToolbar(explore: ExploreState, zoom: RwSignal<Option<ScatterRange>>) -> impl IntoView {
     let color_options = std::iter::once("efficiency")
         .chain(Knob::ALL.map(Knob::name))
         .collect::<Vec<_>>();
@@ -482,10 +482,10 @@ fn ZoomBand(band: RwSignal<Option<Band>>) -> impl IntoView {
 /// The hovered configuration in one line, beside the pointer.
 #[component]
 fn ScatterTooltip(
+    explore: ExploreState,
     hover: RwSignal<Option<(f64, f64, usize)>>,
     map: Memo<Option<ScatterMap>>,
 ) -> impl IntoView {
-    let explore = expect_context::<AppState>().explore;
     move || {
         let (x, y, i) = hover.get()?;
         let m = map.get()?;

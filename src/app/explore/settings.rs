@@ -12,8 +12,9 @@ use shardscope_view::explore::export_stem;
 
 use super::super::download::save_page_canvas_png;
 use super::super::drawer::SettingsDrawer;
-use super::super::state::{AppState, Phase};
+use super::super::state::{ExploreState, Phase};
 use super::super::tasks::Later;
+use super::super::theme::ThemeState;
 use super::super::workers::WorkersHandle;
 use super::custom::CustomEditor;
 use super::explore_state_name;
@@ -23,20 +24,20 @@ use crate::protocol::ExportFormat;
 /// How a control changes the settings: update them, then schedule a sweep.
 #[derive(Clone, Copy)]
 struct Edit {
-    state: AppState,
+    explore: ExploreState,
     workers: WorkersHandle,
     pending: StoredValue<u64>,
 }
 
 impl Edit {
     fn apply(self, update: impl FnOnce(&mut ExploreSettings)) {
-        self.state.explore.settings.update(update);
-        schedule_sweep(self.state, self.workers, self.pending);
+        self.explore.settings.update(update);
+        schedule_sweep(self.explore, self.workers, self.pending);
     }
 
     /// The message of the field's problem, if it has one.
     fn error(self, field: &'static str) -> impl Fn() -> Option<String> + Copy {
-        let errors = self.state.explore.errors;
+        let errors = self.explore.errors;
         move || {
             errors.with(|e| {
                 e.iter()
@@ -49,9 +50,9 @@ impl Edit {
 
 /// The settings column: model, machine, workload, SLAs, display, exports.
 #[component]
-pub fn ExploreSettingsPanel(pending: StoredValue<u64>) -> impl IntoView {
+pub fn ExploreSettingsPanel(explore: ExploreState, pending: StoredValue<u64>) -> impl IntoView {
     let edit = Edit {
-        state: expect_context::<AppState>(),
+        explore,
         workers: expect_context::<WorkersHandle>(),
         pending,
     };
@@ -63,10 +64,10 @@ pub fn ExploreSettingsPanel(pending: StoredValue<u64>) -> impl IntoView {
                 <h2 id="workload-title">"Model and machine"</h2>
                 <PresetSelect edit=edit kind=Subject::Model label="Model" open=model_open />
                 <p class="field-error" role="alert">{edit.error("model")}</p>
-                <CustomEditor kind=Subject::Model pending=pending open=model_open />
+                <CustomEditor explore=explore kind=Subject::Model pending=pending open=model_open />
                 <PresetSelect edit=edit kind=Subject::Machine label="Machine" open=machine_open />
                 <p class="field-error" role="alert">{edit.error("machine")}</p>
-                <CustomEditor kind=Subject::Machine pending=pending open=machine_open />
+                <CustomEditor explore=explore kind=Subject::Machine pending=pending open=machine_open />
                 <Later>
                     <Workload edit=edit />
                 </Later>
@@ -99,9 +100,9 @@ pub fn ExploreSettingsPanel(pending: StoredValue<u64>) -> impl IntoView {
             </Later>
             </SettingsDrawer>
             // Not deferred: `explore-status` is there as soon as the view is.
-            <SweepStatus />
+            <SweepStatus explore=explore />
             <Later>
-                <ExploreExports />
+                <ExploreExports explore=explore />
             </Later>
         </aside>
     }
@@ -178,7 +179,7 @@ fn ChoiceSelect(
     current: fn(&ExploreSettings) -> String,
     set: fn(&mut ExploreSettings, &str),
 ) -> impl IntoView {
-    let settings = edit.state.explore.settings;
+    let settings = edit.explore.settings;
     let on_change = move |ev: Event| {
         let v = event_target_value(&ev);
         edit.apply(move |s| set(s, &v));
@@ -204,7 +205,7 @@ fn PresetSelect(
     label: &'static str,
     open: RwSignal<bool>,
 ) -> impl IntoView {
-    let settings = edit.state.explore.settings;
+    let settings = edit.explore.settings;
     let testid = format!("{}-select", kind.name());
     let presets = match kind {
         Subject::Model => MODEL_PRESETS,
@@ -274,7 +275,7 @@ fn NumberField(
     current: fn(&ExploreSettings) -> String,
     set: fn(&mut ExploreSettings, String),
 ) -> impl IntoView {
-    let settings = edit.state.explore.settings;
+    let settings = edit.explore.settings;
     let error_id = format!("{testid}-error");
     let err = edit.error(field);
     let on_change = move |ev: Event| {
@@ -303,8 +304,7 @@ fn NumberField(
 
 /// `explore-status` and the infeasible toggle.
 #[component]
-fn SweepStatus() -> impl IntoView {
-    let explore = expect_context::<AppState>().explore;
+fn SweepStatus(explore: ExploreState) -> impl IntoView {
     let status_text = move || match explore.phase.get() {
         Phase::Idle => "Starting the first sweep…".to_string(),
         Phase::Loading => "Sweeping…".to_string(),
@@ -352,10 +352,9 @@ fn SweepStatus() -> impl IntoView {
 
 /// JSON and CSV as `shardscope explore` prints them, and the scatter as a picture.
 #[component]
-fn ExploreExports() -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn ExploreExports(explore: ExploreState) -> impl IntoView {
+    let theme = expect_context::<ThemeState>();
     let workers = expect_context::<WorkersHandle>();
-    let explore = state.explore;
     let none = move || explore.answer.with(Option::is_none);
     let on_png = move |_| {
         let name = explore
@@ -365,7 +364,7 @@ fn ExploreExports() -> impl IntoView {
             "scatter-canvas",
             "the scatter",
             &name,
-            state.theme.repaint_for_export(),
+            theme.repaint_for_export(),
         ) {
             explore
                 .problem
@@ -380,7 +379,7 @@ fn ExploreExports() -> impl IntoView {
                 data-testid=testid
                 disabled=none
                 title="What `shardscope explore` prints for these settings (--all when infeasible configs are shown)"
-                on:click=move |_| export(state, workers, format)
+                on:click=move |_| export(explore, workers, format)
             >
                 {label}
             </button>
