@@ -25,7 +25,7 @@ phases|shardscope-attribution|crates/attribution/src/phases.rs|--lib --test=attr
 explorer|shardscope-explorer|crates/explorer/src/*.rs|--lib --test=explorer_golden --test=explorer_model --test=explorer_pareto --test=explorer_sweep|--skip sixty_four_ranks_of_ten_thousand_markers_align
 json|shardscope-trace|crates/trace/src/json/*.rs|--lib --test=json_props --test=trace_loading --test=record_edges --test=attribution_fixtures --test=split_props
 record|shardscope-trace|crates/trace/src/trace/record/*.rs|--lib --test=record_edges --test=trace_loading --test=attribution_fixtures --test=split_props --test=tui_artifacts|--skip ranges_of_any_size --skip records_longer_than_the_first_slack
-session|shardscope-session|crates/session/src/permalink.rs crates/session/src/source.rs crates/session/src/scenario_list.rs crates/session/src/trace_settings.rs|--lib --test=permalink_props
+session|shardscope-session|crates/session/src/permalink.rs crates/session/src/source.rs crates/session/src/scenario_list.rs crates/session/src/trace_settings.rs|--lib --test=permalink_props --test=link_edges
 '
 # Property tests run with fewer cases per mutant (trace_loading honours PROPTEST_CASES).
 export PROPTEST_CASES=${PROPTEST_CASES:-16}

@@ -136,6 +136,7 @@ mod tests {
         };
         assert!(list.add(&calibrated));
         assert_eq!(list.len(), 1);
+        assert!(!list.is_empty());
         let kept = list.get(0).unwrap();
         assert!(kept.settings.calibration.is_empty());
         assert_eq!(kept.settings.batch, "8");
@@ -173,6 +174,7 @@ mod tests {
         assert_eq!(list.shown(), [true, true, false]);
         list.remove(0);
         list.remove(7);
+        list.remove(2);
         // The hidden one stays hidden after the rows above it go.
         assert_eq!(list.shown(), [true, false]);
         assert_eq!(list.get(1).unwrap().settings.batch, "8");
