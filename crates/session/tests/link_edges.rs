@@ -146,3 +146,26 @@ fn an_index_never_lists_a_backslash() {
         Ok(vec!["rank0.json".to_string(), "sub/rank1.json".to_string()])
     );
 }
+
+#[test]
+fn unknown_presets_are_dropped_for_being_unknown() {
+    let pairs = [("model", "gpt-9"), ("machine", "abacus")]
+        .map(|(k, v)| (k.to_string(), v.to_string()));
+    let (_, dropped) = Link::from_pairs(&pairs);
+    let reasons: Vec<&str> = dropped.iter().map(|d| d.reason).collect();
+    assert_eq!(reasons, ["unknown model preset", "unknown machine preset"]);
+}
+
+#[test]
+fn pins_are_up_to_three_configurations_all_valid() {
+    let key = "cp1.tp8.pp1.dp1.split.TP.pe.cube.kv";
+    let (l, dropped) = link(&[("pin", &[key; 3].join(","))]);
+    assert_eq!(l.explore.pinned.len(), 3);
+    assert!(dropped.is_empty(), "{dropped:?}");
+    let (l, dropped) = link(&[("pin", &[key; 4].join(","))]);
+    assert!(l.explore.pinned.is_empty());
+    assert_eq!(dropped, ["pin"]);
+    let (l, dropped) = link(&[("pin", &format!("{key},cp3"))]);
+    assert!(l.explore.pinned.is_empty());
+    assert_eq!(dropped, ["pin"]);
+}
