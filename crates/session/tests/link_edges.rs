@@ -149,8 +149,8 @@ fn an_index_never_lists_a_backslash() {
 
 #[test]
 fn unknown_presets_are_dropped_for_being_unknown() {
-    let pairs = [("model", "gpt-9"), ("machine", "abacus")]
-        .map(|(k, v)| (k.to_string(), v.to_string()));
+    let pairs =
+        [("model", "gpt-9"), ("machine", "abacus")].map(|(k, v)| (k.to_string(), v.to_string()));
     let (_, dropped) = Link::from_pairs(&pairs);
     let reasons: Vec<&str> = dropped.iter().map(|d| d.reason).collect();
     assert_eq!(reasons, ["unknown model preset", "unknown machine preset"]);

@@ -64,22 +64,7 @@ pub fn Scatter(explore: ExploreState, page_view: RwSignal<View>) -> impl IntoVie
         zoom.set(None);
     });
 
-    let map = Memo::new(move |_| {
-        let w = width.get();
-        let infeasible = explore.infeasible.get();
-        let range = zoom.get().or_else(|| {
-            explore.answer.with(|a| {
-                a.as_ref().and_then(|a| {
-                    ScatterRange::fit_with(&a.points, infeasible, &shown_overlays(explore))
-                })
-            })
-        })?;
-        (w > 1.0).then_some(ScatterMap {
-            width: w,
-            height: HEIGHT,
-            range,
-        })
-    });
+    let map = scatter_map(explore, width, zoom);
     let schedule = paint_scheduler(explore, canvas_ref, map, hover);
     repaint_on_change(explore, page_view, map, hover, schedule);
 
@@ -124,18 +109,7 @@ pub fn Scatter(explore: ExploreState, page_view: RwSignal<View>) -> impl IntoVie
             drag.set_value(local(&ev));
         }
     };
-    let select = move |i: usize| {
-        let picked = explore.answer.with_untracked(|a| {
-            let a = a.as_ref()?;
-            a.points
-                .topology(i, &a.request.sweep)
-                .map(|t| short_key(&t))
-        });
-        if let Some(key) = picked {
-            explore.selected.set(Some(key.clone()));
-            evaluate(explore, workers, key);
-        }
-    };
+    let select = move |i: usize| select_point(explore, workers, i);
     let on_up = move |ev: MouseEvent| {
         let start = drag.get_value();
         drag.set_value(None);
@@ -156,7 +130,98 @@ pub fn Scatter(explore: ExploreState, page_view: RwSignal<View>) -> impl IntoVie
             select(i);
         }
     };
-    let on_key = move |ev: KeyboardEvent| {
+    let on_key = scatter_keys(explore, workers, zoom, hover, map);
+    follow_the_picture(explore, map, hover);
+
+    view! {
+        <ScatterToolbar explore=explore zoom=zoom />
+        <div class="scatter-wrap" node_ref=wrap_ref>
+            <canvas
+                class="scatter-canvas"
+                data-testid="scatter-canvas"
+                node_ref=canvas_ref
+                role="img"
+                tabindex="0"
+                aria-label=move || scatter_aria_label(explore)
+                aria-keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown Home End Enter + - Escape"
+                style:height=format!("{HEIGHT}px")
+                on:keydown=on_key
+                on:mousemove=on_move
+                on:mousedown=on_down
+                on:mouseup=on_up
+                on:mouseleave=move |_| hover.set(None)
+                on:dblclick=move |_| zoom.set(None)
+            ></canvas>
+            <ZoomBand band=band />
+            <ScatterTooltip explore=explore hover=hover map=map />
+            {move || explore.answer.with(Option::is_none).then(|| view! {
+                <p class="scatter-empty" role="status">
+                    {move || explore.problem.get().unwrap_or_else(|| "Sweeping every configuration…".to_string())}
+                </p>
+            })}
+        </div>
+    }
+}
+
+/// Where the points go: the zoomed range, else the whole sweep's with the shown
+/// scenarios, over the canvas's CSS width (`None` before the first sweep or layout).
+fn scatter_map(
+    explore: ExploreState,
+    width: RwSignal<f64>,
+    zoom: RwSignal<Option<ScatterRange>>,
+) -> Memo<Option<ScatterMap>> {
+    Memo::new(move |_| {
+        let w = width.get();
+        let infeasible = explore.infeasible.get();
+        let range = zoom.get().or_else(|| {
+            explore.answer.with(|a| {
+                a.as_ref().and_then(|a| {
+                    ScatterRange::fit_with(&a.points, infeasible, &shown_overlays(explore))
+                })
+            })
+        })?;
+        (w > 1.0).then_some(ScatterMap {
+            width: w,
+            height: HEIGHT,
+            range,
+        })
+    })
+}
+
+/// What a screen reader hears for the scatter: the sweep, and the selected point.
+fn scatter_aria_label(explore: ExploreState) -> Option<String> {
+    let selected = explore.selected.get();
+    explore.answer.with(|a| {
+        a.as_ref().map(|a| {
+            let i = selected.as_deref().and_then(|key| point_of_key(a, key));
+            scatter_label(&a.points, &a.request.sweep, i)
+        })
+    })
+}
+
+/// Select point `i` of the answer: its key, and its breakdown from the worker.
+fn select_point(explore: ExploreState, workers: WorkersHandle, i: usize) {
+    let picked = explore.answer.with_untracked(|a| {
+        let a = a.as_ref()?;
+        a.points
+            .topology(i, &a.request.sweep)
+            .map(|t| short_key(&t))
+    });
+    if let Some(key) = picked {
+        explore.selected.set(Some(key.clone()));
+        evaluate(explore, workers, key);
+    }
+}
+
+/// The scatter's keys ([`ScatterKey`]): walk the frontier, choose, zoom, reset.
+fn scatter_keys(
+    explore: ExploreState,
+    workers: WorkersHandle,
+    zoom: RwSignal<Option<ScatterRange>>,
+    hover: RwSignal<Option<(f64, f64, usize)>>,
+    map: Memo<Option<ScatterMap>>,
+) -> impl Fn(KeyboardEvent) + Copy + 'static {
+    move |ev: KeyboardEvent| {
         let modifier = ev.ctrl_key() || ev.meta_key() || ev.alt_key();
         let Some(key) = ScatterKey::from_key(&ev.key(), modifier) else {
             return;
@@ -186,7 +251,7 @@ pub fn Scatter(explore: ExploreState, page_view: RwSignal<View>) -> impl IntoVie
             }
             ScatterKey::Choose => {
                 if let Some(i) = cursor {
-                    select(i);
+                    select_point(explore, workers, i);
                 }
             }
             ScatterKey::Zoom(factor) => {
@@ -201,9 +266,16 @@ pub fn Scatter(explore: ExploreState, page_view: RwSignal<View>) -> impl IntoVie
             }
             ScatterKey::Reset => zoom.set(None),
         }
-    };
-    // The cursor follows the picture when the range changes (a zoom keeps it in place
-    // only for the point it zoomed around).
+    }
+}
+
+/// The cursor follows the picture when the range changes (a zoom keeps it in place only
+/// for the point it zoomed around).
+fn follow_the_picture(
+    explore: ExploreState,
+    map: Memo<Option<ScatterMap>>,
+    hover: RwSignal<Option<(f64, f64, usize)>>,
+) {
     Effect::new(move |_| {
         let Some(m) = map.get() else {
             return;
@@ -224,43 +296,6 @@ pub fn Scatter(explore: ExploreState, page_view: RwSignal<View>) -> impl IntoVie
             None => hover.set(None),
         }
     });
-
-    view! {
-        <ScatterToolbar explore=explore zoom=zoom />
-        <div class="scatter-wrap" node_ref=wrap_ref>
-            <canvas
-                class="scatter-canvas"
-                data-testid="scatter-canvas"
-                node_ref=canvas_ref
-                role="img"
-                tabindex="0"
-                aria-label=move || {
-                    let selected = explore.selected.get();
-                    explore.answer.with(|a| {
-                        a.as_ref().map(|a| {
-                            let i = selected.as_deref().and_then(|key| point_of_key(a, key));
-                            scatter_label(&a.points, &a.request.sweep, i)
-                        })
-                    })
-                }
-                aria-keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown Home End Enter + - Escape"
-                style:height=format!("{HEIGHT}px")
-                on:keydown=on_key
-                on:mousemove=on_move
-                on:mousedown=on_down
-                on:mouseup=on_up
-                on:mouseleave=move |_| hover.set(None)
-                on:dblclick=move |_| zoom.set(None)
-            ></canvas>
-            <ZoomBand band=band />
-            <ScatterTooltip explore=explore hover=hover map=map />
-            {move || explore.answer.with(Option::is_none).then(|| view! {
-                <p class="scatter-empty" role="status">
-                    {move || explore.problem.get().unwrap_or_else(|| "Sweeping every configuration…".to_string())}
-                </p>
-            })}
-        </div>
-    }
 }
 
 /// The point of the configuration with this short key (`cp2.tp4.…`) in a sweep's answer.
