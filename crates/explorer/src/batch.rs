@@ -125,7 +125,11 @@ pub fn batch_sweep(
         });
     }
     Ok(BatchSweepReport {
-        header: ReportHeader::new(model, machine, req.shape(None), req.options),
+        // Each result has its own batch.
+        header: ReportHeader {
+            batch: None,
+            ..ReportHeader::new(model, machine, &req.base_topology(), req.options)
+        },
         sla: req.sla.filter(|s| !s.is_empty()),
         time_scales: (!req.options.scales.is_identity()).then_some(req.options.scales),
         batches: out,

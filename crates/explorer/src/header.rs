@@ -4,7 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{EfficiencyMode, MachineParams, Mode, ModelConfig, Scope, ScoreOptions};
+use super::{
+    EfficiencyMode, MachineParams, Mode, ModelConfig, Scope, ScoreOptions, TopologyConfig,
+};
 
 /// The settings a report was made with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,30 +30,22 @@ pub struct ReportHeader {
     pub efficiency: EfficiencyMode,
 }
 
-/// Where one report's settings come from: the sequence length, mode, batch and EP degree
-/// of the sweep or baseline.
-#[derive(Debug, Clone, Copy)]
-pub struct Shape {
-    pub s_kv: u64,
-    pub mode: Mode,
-    pub batch: Option<u32>,
-    pub ep: u32,
-}
-
 impl ReportHeader {
+    /// The header of a report on `model` and `machine` at `topo`'s s_kv, mode, batch and
+    /// ep (a sweep's base topology or a sensitivity's baseline), scored with `options`.
     pub fn new(
         model: &ModelConfig,
         machine: &MachineParams,
-        shape: Shape,
+        topo: &TopologyConfig,
         options: ScoreOptions,
     ) -> ReportHeader {
         ReportHeader {
             model: model.name.clone(),
             machine: machine.name.clone(),
-            s_kv: shape.s_kv,
-            mode: shape.mode,
-            batch: shape.batch,
-            ep: shape.ep,
+            s_kv: topo.s_kv,
+            mode: topo.mode,
+            batch: Some(topo.batch),
+            ep: topo.ep,
             scope: options.scope,
             efficiency: options.efficiency,
         }
@@ -79,13 +73,14 @@ mod tests {
     fn the_line_names_every_setting_and_the_batch_only_when_there_is_one() {
         let model = ModelConfig::preset("llama3.1-70b").unwrap();
         let machine = MachineParams::preset("h200-hgx").unwrap();
-        let shape = Shape {
+        let topo = TopologyConfig {
             s_kv: 32768,
             mode: Mode::Decode,
-            batch: Some(4),
+            batch: 4,
             ep: 2,
+            ..TopologyConfig::default()
         };
-        let h = ReportHeader::new(&model, &machine, shape, ScoreOptions::default());
+        let h = ReportHeader::new(&model, &machine, &topo, ScoreOptions::default());
         assert_eq!(
             h.line(),
             "llama3.1-70b on h200-hgx · decode · s_kv 32768 · batch 4 · ep 2 · scope all · efficiency seed"

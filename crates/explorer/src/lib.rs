@@ -42,7 +42,7 @@ pub use batch::{batch_sweep, BatchResult, BatchSweepReport, ServingScore};
 pub use calibrate::{calibrate, Calibration, CalibrationRow, Measured, Measurement};
 pub use error::ExplorerError;
 pub use export::{csv_config, explore_csv, explore_json, CSV_HEADER};
-pub use header::{ReportHeader, Shape};
+pub use header::ReportHeader;
 pub use json::{f64_nan_as_null, vec_f64_nan_as_null};
 pub use machine::{FabricLevel, Level, MachineParams, MACHINE_PRESETS};
 pub use memory::MemoryLayout;

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::ExplorerError;
-use super::header::{ReportHeader, Shape};
+use super::header::ReportHeader;
 use super::json::{f64_nan_as_null, vec_f64_nan_as_null};
 use super::machine::MachineParams;
 use super::model::ModelConfig;
@@ -153,14 +153,8 @@ pub fn sensitivity(
             }
         })
         .collect();
-    let shape = Shape {
-        s_kv: baseline.s_kv,
-        mode: baseline.mode,
-        batch: Some(baseline.batch),
-        ep: baseline.ep,
-    };
     Ok(SensitivityReport {
-        header: ReportHeader::new(model, machine, shape, options),
+        header: ReportHeader::new(model, machine, baseline, options),
         baseline: base_score.to_config_score(model, machine),
         rows,
     })

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::calibrate::Calibration;
 use super::error::ExplorerError;
-use super::header::{ReportHeader, Shape};
+use super::header::ReportHeader;
 use super::machine::MachineParams;
 use super::model::ModelConfig;
 use super::pareto::{pareto_front, total_order_key, ParetoPoint};
@@ -190,16 +190,6 @@ impl SweepRequest {
             s_kv: self.s_kv,
             mode: self.mode,
             ..TopologyConfig::default()
-        }
-    }
-
-    /// What a report of this request names: its s_kv, mode and ep, and `batch`.
-    pub fn shape(&self, batch: Option<u32>) -> Shape {
-        Shape {
-            s_kv: self.s_kv,
-            mode: self.mode,
-            batch,
-            ep: self.ep,
         }
     }
 
@@ -466,7 +456,7 @@ pub fn explore(
             .collect()
     });
     let report = ExploreReport {
-        header: ReportHeader::new(model, machine, req.shape(Some(req.batch)), req.options),
+        header: ReportHeader::new(model, machine, &req.base_topology(), req.options),
         total_enumerated: sw.total_enumerated,
         total_feasible: sw.total_feasible,
         sla: req.sla.filter(|s| !s.is_empty()),
