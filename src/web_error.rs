@@ -34,7 +34,8 @@ pub enum WebError {
         action: &'static str,
         detail: String,
     },
-    /// What a caller sent is not usable, in words naming the part.
+    /// A problem in words that name what it is about: a file that could not be read, a
+    /// part of a message that is not usable, an element not on the page.
     #[error("{0}")]
     Invalid(String),
 }

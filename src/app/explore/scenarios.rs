@@ -101,7 +101,6 @@ fn ScenarioRows(
             .map(|(i, (scenario, on))| {
                 let name = current.get(i).cloned().unwrap_or_default();
                 let frontier = Signal::derive(move || {
-                    names.track();
                     report.with(|r| {
                         let r = r.as_ref()?;
                         list.with(|l| l.frontier_size(i, r))
