@@ -132,6 +132,22 @@ fn merge_group(
     }
 }
 
+/// What the inputs of a distributed load gave, before their sessions are finalized.
+#[derive(Default)]
+struct GatheredInputs {
+    /// Sessions by id, merged as they came, in first-seen order.
+    accumulated: Vec<Session>,
+    /// The sessions of legacy flat files (`_is_legacy_sessionless_flat_file`), merged
+    /// into one session afterwards.
+    legacy_flat: Vec<Session>,
+    /// Ids of the sessions that were alone in their input (the only candidates for a
+    /// rank group).
+    single_session_ids: HashSet<String>,
+}
+
+/// `(job id, world size)` of a rank group, and its members' positions in the sessions.
+type RankGroup = ((String, i128), Vec<usize>);
+
 impl Loader<'_> {
     /// The sessions of several inputs, and stormlog's default among them (a
     /// synthesized distributed session first). Failed inputs land in `errors`.
@@ -140,10 +156,44 @@ impl Loader<'_> {
         inputs: &[ArtifactInput],
         errors: &mut Vec<LoadError>,
     ) -> (Vec<Session>, Option<usize>) {
-        // Accumulated sessions by id, in first-seen order.
-        let mut accumulated: Vec<Session> = Vec::new();
-        let mut legacy_flat: Vec<Session> = Vec::new();
-        let mut single_session_ids: HashSet<String> = HashSet::new();
+        let GatheredInputs {
+            mut accumulated,
+            legacy_flat,
+            single_session_ids,
+        } = self.gather_inputs(inputs, errors);
+        if !legacy_flat.is_empty() {
+            let merged = self.merge_legacy_flat(&legacy_flat);
+            accumulate(&mut accumulated, vec![merged]);
+        }
+        let mut sessions = self.finalize_sessions(accumulated);
+
+        // _synthesize_distributed_sessions
+        let groups = rank_groups(&sessions, &single_session_ids);
+        let synthetic = self.synthesize_rank_groups(&sessions, &groups);
+        let synthetic_ids: HashSet<String> = synthetic
+            .iter()
+            .map(|s| s.summary.session_id.clone())
+            .collect();
+        if !synthetic.is_empty() {
+            sessions.extend(synthetic);
+            sort_by_selection(&mut sessions, |s| &s.summary);
+        }
+        let default = if synthetic_ids.is_empty() {
+            select_default(&sessions, |_| true)
+        } else {
+            select_default(&sessions, |s| synthetic_ids.contains(&s.summary.session_id))
+        };
+        (sessions, default)
+    }
+
+    /// Loads every input in order: legacy flat files' sessions apart, the others
+    /// accumulated by id. Failed inputs land in `errors`.
+    fn gather_inputs(
+        &mut self,
+        inputs: &[ArtifactInput],
+        errors: &mut Vec<LoadError>,
+    ) -> GatheredInputs {
+        let mut gathered = GatheredInputs::default();
         for input in inputs {
             let path = &input.path;
             let loaded = if input.timeline {
@@ -158,51 +208,66 @@ impl Loader<'_> {
                     continue;
                 }
             };
-            // _is_legacy_sessionless_flat_file (not for a folder's timelines, which
-            // the TUI accumulates directly).
-            let name = logical_name(file_name(path)).to_ascii_lowercase();
-            let kind = if name.ends_with(".csv") {
-                "csv"
-            } else {
-                "json"
-            };
-            let legacy_id = stable_legacy_session_id(&[&self.fs.resolve(path), kind]);
-            let is_legacy = !input.timeline
-                && self.fs.kind(path) == PathKind::File
-                && (name.ends_with(".json") || name.ends_with(".jsonl") || name.ends_with(".csv"))
-                && !sessions.is_empty()
-                && sessions.iter().all(|s| s.summary.session_id == legacy_id);
-            if is_legacy {
-                legacy_flat.extend(sessions);
+            if self.is_legacy_flat_file(input, &sessions) {
+                gathered.legacy_flat.extend(sessions);
                 continue;
             }
             if sessions.len() == 1 {
-                single_session_ids.insert(sessions[0].summary.session_id.clone());
+                gathered
+                    .single_session_ids
+                    .insert(sessions[0].summary.session_id.clone());
             }
-            accumulate(&mut accumulated, sessions);
+            accumulate(&mut gathered.accumulated, sessions);
         }
-        if !legacy_flat.is_empty() {
-            let mut sources: Vec<String> = legacy_flat
-                .iter()
-                .flat_map(|s| s.sources.iter().cloned())
-                .collect();
-            sources.sort();
-            sources.dedup();
-            let mut parts: Vec<&str> = vec!["distributed.legacy"];
-            parts.extend(sources.iter().map(String::as_str));
-            let id = stable_legacy_session_id(&parts);
-            let refs: Vec<&Session> = legacy_flat.iter().collect();
-            let mut merged = merge_group(
-                &refs,
-                &id,
-                "stormlog.diagnostics.legacy",
-                &mut self.ctx.strings,
-                &self.ctx.sources,
-            );
-            merged.synthetic = false;
-            accumulate(&mut accumulated, vec![merged]);
-        }
-        // _finalize_loaded_sessions
+        gathered
+    }
+
+    /// `_is_legacy_sessionless_flat_file`: a JSON/JSONL/CSV file whose sessions all
+    /// have its legacy id (not for a folder's timelines, which the TUI accumulates
+    /// directly).
+    fn is_legacy_flat_file(&self, input: &ArtifactInput, sessions: &[Session]) -> bool {
+        let path = &input.path;
+        let name = logical_name(file_name(path)).to_ascii_lowercase();
+        let kind = if name.ends_with(".csv") {
+            "csv"
+        } else {
+            "json"
+        };
+        let legacy_id = stable_legacy_session_id(&[&self.fs.resolve(path), kind]);
+        !input.timeline
+            && self.fs.kind(path) == PathKind::File
+            && (name.ends_with(".json") || name.ends_with(".jsonl") || name.ends_with(".csv"))
+            && !sessions.is_empty()
+            && sessions.iter().all(|s| s.summary.session_id == legacy_id)
+    }
+
+    /// The legacy flat files' sessions merged into one (not synthetic), under an id
+    /// made from their sources.
+    fn merge_legacy_flat(&mut self, legacy_flat: &[Session]) -> Session {
+        let mut sources: Vec<String> = legacy_flat
+            .iter()
+            .flat_map(|s| s.sources.iter().cloned())
+            .collect();
+        sources.sort();
+        sources.dedup();
+        let mut parts: Vec<&str> = vec!["distributed.legacy"];
+        parts.extend(sources.iter().map(String::as_str));
+        let id = stable_legacy_session_id(&parts);
+        let refs: Vec<&Session> = legacy_flat.iter().collect();
+        let mut merged = merge_group(
+            &refs,
+            &id,
+            "stormlog.diagnostics.legacy",
+            &mut self.ctx.strings,
+            &self.ctx.sources,
+        );
+        merged.synthetic = false;
+        merged
+    }
+
+    /// `_finalize_loaded_sessions`: each session's events deduplicated and sorted by
+    /// time, its sources sorted and unique; the sessions in selection order.
+    fn finalize_sessions(&mut self, accumulated: Vec<Session>) -> Vec<Session> {
         let mut sessions: Vec<Session> = accumulated
             .into_iter()
             .map(|mut s| {
@@ -215,26 +280,18 @@ impl Loader<'_> {
             })
             .collect();
         sort_by_selection(&mut sessions, |s| &s.summary);
+        sessions
+    }
 
-        // _synthesize_distributed_sessions
-        let mut groups: Vec<((String, i128), Vec<usize>)> = Vec::new();
-        for (i, s) in sessions.iter().enumerate() {
-            let sum = &s.summary;
-            let Some(job_id) = &sum.job_id else { continue };
-            if !single_session_ids.contains(&sum.session_id)
-                || sum.world_size <= 1
-                || s.events.is_empty()
-            {
-                continue;
-            }
-            let key = (job_id.clone(), sum.world_size);
-            match groups.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, members)) => members.push(i),
-                None => groups.push((key, vec![i])),
-            }
-        }
+    /// One synthetic session per rank group of more than one member, no more members
+    /// than its world size and distinct ranks, under an id made from its members'.
+    fn synthesize_rank_groups(
+        &mut self,
+        sessions: &[Session],
+        groups: &[RankGroup],
+    ) -> Vec<Session> {
         let mut synthetic: Vec<Session> = Vec::new();
-        for ((job_id, world_size), members) in &groups {
+        for ((job_id, world_size), members) in groups {
             if members.len() <= 1 || members.len() as i128 > *world_size {
                 continue;
             }
@@ -260,19 +317,29 @@ impl Loader<'_> {
                 &self.ctx.sources,
             ));
         }
-        let synthetic_ids: HashSet<String> = synthetic
-            .iter()
-            .map(|s| s.summary.session_id.clone())
-            .collect();
-        if !synthetic.is_empty() {
-            sessions.extend(synthetic);
-            sort_by_selection(&mut sessions, |s| &s.summary);
-        }
-        let default = if synthetic_ids.is_empty() {
-            select_default(&sessions, |_| true)
-        } else {
-            select_default(&sessions, |s| synthetic_ids.contains(&s.summary.session_id))
-        };
-        (sessions, default)
+        synthetic
     }
+}
+
+/// The candidates of `_synthesize_distributed_sessions`, grouped by (job id, world
+/// size) in first-seen order: sessions alone in their input, with a job id, a world
+/// size above 1 and events.
+fn rank_groups(sessions: &[Session], single_session_ids: &HashSet<String>) -> Vec<RankGroup> {
+    let mut groups: Vec<RankGroup> = Vec::new();
+    for (i, s) in sessions.iter().enumerate() {
+        let sum = &s.summary;
+        let Some(job_id) = &sum.job_id else { continue };
+        if !single_session_ids.contains(&sum.session_id)
+            || sum.world_size <= 1
+            || s.events.is_empty()
+        {
+            continue;
+        }
+        let key = (job_id.clone(), sum.world_size);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    groups
 }
