@@ -133,24 +133,55 @@ pub fn synthesize(
             message,
         )))
     };
-    let failed_read = |detail: &str| {
-        warn(format!(
-            "Failed to read timeline payload {resolved}: {detail}"
-        ))
+
+    let tape = match read_payload(input)? {
+        Payload::Parsed(tape) => tape,
+        Payload::Unreadable(detail) => {
+            return warn(format!(
+                "Failed to read timeline payload {resolved}: {detail}"
+            ))
+        }
+    };
+    let columns = match sample_columns(&tape, &resolved) {
+        Ok(columns) => columns,
+        Err(message) => return warn(message),
     };
 
-    // json.load(open(path, encoding="utf-8")): an OSError or a JSONDecodeError is a
-    // warning; a UnicodeDecodeError stops the TUI (an error here).
+    let context = rank_context(&tape, &resolved, target.allocator)
+        .map_err(|e| crash(&name, "rank", None, &e))?;
+    let summary = session_summary(fs, path, &resolved, &context, &tape, columns.timestamps[0])
+        .map_err(|e| crash(&name, "timestamps", Some(0), &e))?;
+    let events = timeline_events(&tape, columns.aligned(), &summary, target, &name)?;
+    let warning = synthesized_warning(&name, &context, &summary.session);
+    Ok(Timeline::Synthesized(Box::new(Synthesized {
+        events,
+        summary: summary.session,
+        warning,
+    })))
+}
+
+// ── Payload ─────────────────────────────────────────────────────────────────
+
+/// A timeline file read whole: its parsed payload, or why it could not be read (the
+/// detail of the TUI's "Failed to read timeline payload" warning).
+enum Payload {
+    Parsed(Tape),
+    Unreadable(String),
+}
+
+/// `json.load(open(path, encoding="utf-8"))`: an OSError or a JSONDecodeError is an
+/// unreadable payload (a warning); a UnicodeDecodeError stops the TUI (an error here).
+fn read_payload(input: Result<Input<'_>, LoadError>) -> Result<Payload, LoadError> {
     let mut input = match input {
         Ok(input) => input,
-        Err(e) if e.kind == LoadErrorKind::Io => return failed_read(&e.message),
+        Err(e) if e.kind == LoadErrorKind::Io => return Ok(Payload::Unreadable(e.message)),
         Err(e) => return Err(e),
     };
     loop {
         match input.fill() {
             Ok(true) => {}
             Ok(false) => break,
-            Err(e) if e.kind == LoadErrorKind::Io => return failed_read(&e.message),
+            Err(e) if e.kind == LoadErrorKind::Io => return Ok(Payload::Unreadable(e.message)),
             Err(e) => return Err(e),
         }
     }
@@ -164,14 +195,14 @@ pub fn synthesize(
             input.offset(),
             "Unexpected UTF-8 BOM (decode using utf-8-sig)",
         );
-        return failed_read(&e.message);
+        return Ok(Payload::Unreadable(e.message));
     }
     match tape.parse_value(data, 0, true) {
         Ok(n) => {
             let end = skip_ws(data, n);
             if end != data.len() {
                 let e = input.syntax_error(input.offset() + end as u64, "Extra data");
-                return failed_read(&e.message);
+                return Ok(Payload::Unreadable(e.message));
             }
         }
         Err(ParseError::Syntax { offset, message }) => {
@@ -180,29 +211,54 @@ pub fn synthesize(
                 // Python parses deeper payloads (up to its recursion limit); we cannot.
                 return Err(e);
             }
-            return failed_read(&e.message);
+            return Ok(Payload::Unreadable(e.message));
         }
         Err(ParseError::Incomplete) => {
             let e = input.syntax_error(input.offset() + data.len() as u64, "Expecting value");
-            return failed_read(&e.message);
+            return Ok(Payload::Unreadable(e.message));
         }
     }
-    drop(input);
+    Ok(Payload::Parsed(tape))
+}
 
+/// The payload's sample lists (node indices into its tape) and how many samples all
+/// three hold.
+struct SampleColumns {
+    timestamps: Vec<usize>,
+    allocated: Vec<usize>,
+    reserved: Vec<usize>,
+    /// Samples present in every list (at least 1).
+    count: usize,
+}
+
+impl SampleColumns {
+    /// The `timestamps`, `allocated` and `reserved` lists cut to their common length.
+    fn aligned(&self) -> [&[usize]; 3] {
+        [
+            &self.timestamps[..self.count],
+            &self.allocated[..self.count],
+            &self.reserved[..self.count],
+        ]
+    }
+}
+
+/// The payload's `timestamps`, `allocated` and `reserved` lists (`reserved` defaults
+/// to `allocated`), or the TUI's warning when the payload has no usable samples.
+fn sample_columns(tape: &Tape, resolved: &str) -> Result<SampleColumns, String> {
     if !matches!(tape.nodes[0], Node::Object { .. }) {
-        return warn(format!("Timeline payload is not a JSON object: {resolved}"));
+        return Err(format!("Timeline payload is not a JSON object: {resolved}"));
     }
     let list = |key: &str| {
         tape.get(0, key.as_bytes())
             .filter(|&i| matches!(tape.nodes[i], Node::Array { .. }))
     };
     let (Some(timestamps), Some(allocated)) = (list("timestamps"), list("allocated")) else {
-        return warn(format!("Invalid timeline payload shape in {resolved}"));
+        return Err(format!("Invalid timeline payload shape in {resolved}"));
     };
     let timestamps: Vec<usize> = tape.elements(timestamps).collect();
     let allocated: Vec<usize> = tape.elements(allocated).collect();
     if timestamps.is_empty() || allocated.is_empty() {
-        return warn(format!("Timeline payload has no samples in {resolved}"));
+        return Err(format!("Timeline payload has no samples in {resolved}"));
     }
     let reserved: Vec<usize> = match list("reserved") {
         Some(r) => tape.elements(r).collect(),
@@ -210,43 +266,33 @@ pub fn synthesize(
     };
     let count = timestamps.len().min(allocated.len()).min(reserved.len());
     if count == 0 {
-        return warn(format!(
+        return Err(format!(
             "Timeline payload has no aligned samples in {resolved}"
         ));
     }
+    Ok(SampleColumns {
+        timestamps,
+        allocated,
+        reserved,
+        count,
+    })
+}
 
-    let context = rank_context(&tape, &resolved, target.allocator)
-        .map_err(|e| crash(&name, "rank", None, &e))?;
-    let summary = session_summary(fs, path, &resolved, &context, &tape, timestamps[0])
-        .map_err(|e| crash(&name, "timestamps", Some(0), &e))?;
-    let events = timeline_events(
-        &tape,
-        [
-            &timestamps[..count],
-            &allocated[..count],
-            &reserved[..count],
-        ],
-        &summary,
-        target,
-        &name,
-    )?;
-    let warning = LoadWarning::new(
-        Some(&name),
+/// The TUI's "Synthesized telemetry events ..." note: the rank it assigned and the
+/// session the samples joined.
+fn synthesized_warning(name: &str, context: &RankContext, session: &SessionSummary) -> LoadWarning {
+    LoadWarning::new(
+        Some(name),
         None,
         format!(
             "Synthesized telemetry events from telemetry_timeline.json; assigned rank={} world_size={} (source={}, session_id={}, status={}).",
             context.rank,
             context.world_size,
             context.source,
-            summary.session.session_id,
-            summary.session.status.as_str()
+            session.session_id,
+            session.status.as_str()
         ),
-    );
-    Ok(Timeline::Synthesized(Box::new(Synthesized {
-        events,
-        summary: summary.session,
-        warning,
-    })))
+    )
 }
 
 // ── Rank context ────────────────────────────────────────────────────────────
