@@ -126,14 +126,54 @@ pub fn parse_range(
     if buf.len() as u64 != len {
         return Err(GaveUp);
     }
-    let at_eof = from + len == task.file_bytes;
-    let mut out = ParsedRange {
+    let span = RangeBuf {
+        task,
+        buf,
+        from,
+        at_eof: from + len == task.file_bytes,
+        start_rel: (task.start - from) as usize,
+        end_rel: (task.end - from) as usize,
+    };
+    let out = ParsedRange {
         index: task.index,
         ..ParsedRange::default()
     };
-    let mut cache = InternCache::default();
-    // Converts the record just parsed into `tape` (an object, or give up).
-    let mut convert = |out: &mut ParsedRange, tape: &mut Tape| {
+    let mut records = RecordConverter {
+        default_session_id,
+        cache: InternCache::default(),
+    };
+    match layout {
+        Layout::JsonArray => parse_array_range(&span, out, &mut records, tape),
+        Layout::Jsonl => parse_jsonl_range(&span, out, &mut records, tape),
+    }
+}
+
+/// The bytes read for a range ([`RangeTask::read_span`]) and where the range lies in
+/// them.
+struct RangeBuf<'b> {
+    task: &'b RangeTask,
+    buf: &'b [u8],
+    /// File offset of `buf[0]`, in bytes.
+    from: u64,
+    /// `buf` reaches the end of the file.
+    at_eof: bool,
+    /// Index in `buf` of the range's first byte.
+    start_rel: usize,
+    /// Index in `buf` of the byte just past the range.
+    end_rel: usize,
+}
+
+/// Converts the records of one range into its events, with the range's intern cache.
+struct RecordConverter<'s> {
+    default_session_id: &'s str,
+    cache: InternCache,
+}
+
+impl RecordConverter<'_> {
+    /// Converts the record just parsed into `tape` (an object, or give up) into an
+    /// event of `out`.
+    #[inline]
+    fn convert(&mut self, out: &mut ParsedRange, tape: &Tape) -> Result<(), GaveUp> {
         if !matches!(tape.nodes.first(), Some(Node::Object { .. })) {
             return Err(GaveUp);
         }
@@ -141,102 +181,142 @@ pub fn parse_range(
             &mut out.strings,
             &mut out.sources,
             &mut out.phases,
-            default_session_id,
-            &mut cache,
+            self.default_session_id,
+            &mut self.cache,
         );
         out.events
             .push(convert_record(tape, &mut sink).map_err(|_| GaveUp)?);
         Ok(())
-    };
-    let start_rel = (task.start - from) as usize;
-    let end_rel = (task.end - from) as usize;
-    let (first, stop) = match layout {
-        Layout::JsonArray => {
-            let first = if task.start == 0 {
-                let i = skip_ws(buf, 0);
-                if buf.get(i) != Some(&b'[') {
-                    return Err(GaveUp);
-                }
-                let j = skip_ws(buf, i + 1);
-                if buf.get(j) == Some(&b']') {
-                    check_utf8(&buf[..j])?;
-                    // An empty array: only whitespace may follow.
-                    return finish_array(out, buf, j, at_eof, task.file_bytes);
-                }
-                Some(j)
-            } else {
-                guess_object_start(buf, start_rel, end_rel)
-            };
-            let Some(first) = first else {
-                out.next = task.end;
-                return Ok(out);
-            };
-            out.first_record = Some(from + first as u64);
-            let mut pos = first;
-            // The file's first record belongs to the first range even when whitespace
-            // pushes it past the range's end (no `}, {` precedes it for a guess).
-            while pos < end_rel || (task.start == 0 && out.events.is_empty()) {
-                if buf.get(pos) != Some(&b'{') {
-                    return Err(GaveUp);
-                }
-                let n = tape.parse_value(buf, pos, at_eof).map_err(|_| GaveUp)?;
-                convert(&mut out, tape)?;
-                let sep = skip_ws(buf, n);
-                match buf.get(sep) {
-                    Some(b',') => pos = skip_ws(buf, sep + 1),
-                    Some(b']') => {
-                        check_utf8(&buf[first..sep])?;
-                        check_head(buf, first, task)?;
-                        return finish_array(out, buf, sep, at_eof, task.file_bytes);
-                    }
-                    _ => return Err(GaveUp),
-                }
-            }
-            (Some(first), pos)
+    }
+}
+
+/// The elements of a JSON array that start in the range: from the array's first
+/// element (first range) or the first guessed element start, up to the first element
+/// at or after the range's end, or to the array's `]`.
+fn parse_array_range(
+    span: &RangeBuf<'_>,
+    mut out: ParsedRange,
+    records: &mut RecordConverter<'_>,
+    tape: &mut Tape,
+) -> Result<ParsedRange, GaveUp> {
+    let RangeBuf {
+        task,
+        buf,
+        from,
+        at_eof,
+        start_rel,
+        end_rel,
+    } = *span;
+    let first = if task.start == 0 {
+        let i = skip_ws(buf, 0);
+        if buf.get(i) != Some(&b'[') {
+            return Err(GaveUp);
         }
-        Layout::Jsonl => {
-            let first = if task.start == 0 {
-                Some(0)
-            } else {
-                // A record starts after a newline (the byte before `start` included).
-                buf[start_rel - 1..end_rel]
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .map(|nl| start_rel + nl)
-                    .filter(|&p| p < end_rel)
-            };
-            let Some(mut pos) = first else {
-                out.next = task.end;
-                return Ok(out);
-            };
-            out.first_record = Some(from + pos as u64);
-            while pos < end_rel {
-                let Some(nl) = buf[pos..].iter().position(|&b| b == b'\n') else {
-                    // A last line without newline: only the sequential parse knows
-                    // whether to drop it. A line longer than the slack: give up too.
-                    return Err(GaveUp);
-                };
-                let line = &buf[pos..pos + nl];
-                if has_other_line_breaks(line) {
-                    return Err(GaveUp);
-                }
-                if line.iter().any(|&b| !matches!(b, b' ' | b'\t')) {
-                    let n = tape.parse_value(line, 0, true).map_err(|_| GaveUp)?;
-                    if skip_ws(line, n) != line.len() {
-                        return Err(GaveUp);
-                    }
-                    convert(&mut out, tape)?;
-                }
-                pos += nl + 1;
-            }
-            out.finished = at_eof && pos == buf.len();
-            (first, pos)
+        let j = skip_ws(buf, i + 1);
+        if buf.get(j) == Some(&b']') {
+            check_utf8(&buf[..j])?;
+            // An empty array: only whitespace may follow.
+            return finish_array(out, buf, j, at_eof, task.file_bytes);
         }
+        Some(j)
+    } else {
+        guess_object_start(buf, start_rel, end_rel)
     };
-    let first = first.unwrap_or(0);
-    check_utf8(&buf[first..stop])?;
-    check_head(buf, first, task)?;
-    out.next = from + stop as u64;
+    let Some(first) = first else {
+        out.next = task.end;
+        return Ok(out);
+    };
+    out.first_record = Some(from + first as u64);
+    let mut pos = first;
+    // The file's first record belongs to the first range even when whitespace
+    // pushes it past the range's end (no `}, {` precedes it for a guess).
+    while pos < end_rel || (task.start == 0 && out.events.is_empty()) {
+        if buf.get(pos) != Some(&b'{') {
+            return Err(GaveUp);
+        }
+        let n = tape.parse_value(buf, pos, at_eof).map_err(|_| GaveUp)?;
+        records.convert(&mut out, tape)?;
+        let sep = skip_ws(buf, n);
+        match buf.get(sep) {
+            Some(b',') => pos = skip_ws(buf, sep + 1),
+            Some(b']') => {
+                check_utf8(&buf[first..sep])?;
+                check_head(buf, first, task)?;
+                return finish_array(out, buf, sep, at_eof, task.file_bytes);
+            }
+            _ => return Err(GaveUp),
+        }
+    }
+    stop_at(span, out, first, pos)
+}
+
+/// The JSONL lines that start in the range: from the first line start at or after
+/// its start up to the first one at or after its end.
+fn parse_jsonl_range(
+    span: &RangeBuf<'_>,
+    mut out: ParsedRange,
+    records: &mut RecordConverter<'_>,
+    tape: &mut Tape,
+) -> Result<ParsedRange, GaveUp> {
+    let RangeBuf {
+        task,
+        buf,
+        from,
+        at_eof,
+        start_rel,
+        end_rel,
+    } = *span;
+    let first = if task.start == 0 {
+        Some(0)
+    } else {
+        // A record starts after a newline (the byte before `start` included).
+        buf[start_rel - 1..end_rel]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map(|nl| start_rel + nl)
+            .filter(|&p| p < end_rel)
+    };
+    let Some(first) = first else {
+        out.next = task.end;
+        return Ok(out);
+    };
+    out.first_record = Some(from + first as u64);
+    let mut pos = first;
+    while pos < end_rel {
+        let Some(nl) = buf[pos..].iter().position(|&b| b == b'\n') else {
+            // A last line without newline: only the sequential parse knows
+            // whether to drop it. A line longer than the slack: give up too.
+            return Err(GaveUp);
+        };
+        let line = &buf[pos..pos + nl];
+        if has_other_line_breaks(line) {
+            return Err(GaveUp);
+        }
+        if line.iter().any(|&b| !matches!(b, b' ' | b'\t')) {
+            let n = tape.parse_value(line, 0, true).map_err(|_| GaveUp)?;
+            if skip_ws(line, n) != line.len() {
+                return Err(GaveUp);
+            }
+            records.convert(&mut out, tape)?;
+        }
+        pos += nl + 1;
+    }
+    out.finished = at_eof && pos == buf.len();
+    stop_at(span, out, first, pos)
+}
+
+/// A range whose records, from `first`, stopped at `stop` (the first record at or
+/// after its end): their bytes (and the file's head) are UTF-8; the next range starts
+/// at `stop`.
+fn stop_at(
+    span: &RangeBuf<'_>,
+    mut out: ParsedRange,
+    first: usize,
+    stop: usize,
+) -> Result<ParsedRange, GaveUp> {
+    check_utf8(&span.buf[first..stop])?;
+    check_head(span.buf, first, span.task)?;
+    out.next = span.from + stop as u64;
     Ok(out)
 }
 
