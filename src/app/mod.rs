@@ -77,7 +77,7 @@ fn sync_address_bar(state: AppState) {
 pub fn App() -> impl IntoView {
     let (link, notice) = permalink::opened_with();
     let state = AppState::new(&link, notice);
-    provide_context(state);
+    // Context holds only the theme and the workers; every view gets its state as props.
     provide_context(state.theme);
     let workers: WorkersHandle = StoredValue::new_local(Workers::new(state));
     Workers::warm_up_when_settled(workers);
@@ -107,20 +107,20 @@ pub fn App() -> impl IntoView {
                     <h1>"Shardscope"</h1>
                     <p class="tagline">"Collective-memory spikes and parallelism plans, computed in your browser."</p>
                 </div>
-                <ViewTabs />
+                <ViewTabs view=state.view />
                 <div class="header-end">
                     <theme::ThemePicker theme=state.theme />
-                    <WorkerBadge />
-                    <ShareLink />
+                    <WorkerBadge status=state.worker />
+                    <ShareLink state />
                 </div>
             </header>
-            <LinkNotice />
+            <LinkNotice notice=state.link_notice />
             <offline::UpdateNotice update_ready=update_ready />
             <main>
-                <ViewPanel view=View::Trace>
-                    <TraceView />
+                <ViewPanel view=View::Trace shown=state.view>
+                    <TraceView state />
                 </ViewPanel>
-                <ViewPanel view=View::Explore>
+                <ViewPanel view=View::Explore shown=state.view>
                     <ExploreView explore=state.explore page_view=state.view trace=state.trace.run.report />
                 </ViewPanel>
             </main>
@@ -134,8 +134,7 @@ pub fn App() -> impl IntoView {
 
 /// `permalink` and a button that copies it.
 #[component]
-fn ShareLink() -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn ShareLink(state: AppState) -> impl IntoView {
     let copied = RwSignal::new(None::<bool>);
     let href = Memo::new(move |_| permalink::href(&state.link()));
     let copy = move |_| {
@@ -177,9 +176,7 @@ fn ShareLink() -> impl IntoView {
 
 /// The one notice about the parts of an opened link that could not be used.
 #[component]
-fn LinkNotice() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let notice = state.link_notice;
+fn LinkNotice(notice: RwSignal<Option<String>>) -> impl IntoView {
     view! {
         <Show when=move || notice.with(Option::is_some)>
             <div class="link-notice" data-testid="link-notice" role="status">
@@ -194,9 +191,7 @@ fn LinkNotice() -> impl IntoView {
 
 /// The worker's state, as a small badge in the header.
 #[component]
-fn WorkerBadge() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let status = state.worker;
+fn WorkerBadge(status: RwSignal<WorkerStatus>) -> impl IntoView {
     let text = move || match status.get() {
         WorkerStatus::Starting => "Starting the worker…".to_string(),
         WorkerStatus::Ready { core_version, .. } => format!("Worker ready · core {core_version}"),
@@ -259,9 +254,7 @@ fn WorkerBadge() -> impl IntoView {
 /// The view switch: a WAI-ARIA tab list. Tab reaches the selected tab; the arrow keys,
 /// Home and End move between tabs and select them.
 #[component]
-fn ViewTabs() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let view = state.view;
+fn ViewTabs(view: RwSignal<View>) -> impl IntoView {
     let refs: [NodeRef<html::Button>; 2] = [NodeRef::new(), NodeRef::new()];
     let select_and_focus = move |target: View| {
         view.set(target);
@@ -325,8 +318,7 @@ fn ViewTabs() -> impl IntoView {
 /// built in parts (`tasks::Later`): building both in that first task took 55–80 ms before
 /// the browser had compiled the page's code, a long task on every cold start.
 #[component]
-fn ViewPanel(view: View, children: ChildrenFn) -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn ViewPanel(view: View, shown: RwSignal<View>, children: ChildrenFn) -> impl IntoView {
     let built = RwSignal::new(false);
     // Once: setting it again would build the view anew, losing what its elements hold.
     let build = move || {
@@ -338,11 +330,11 @@ fn ViewPanel(view: View, children: ChildrenFn) -> impl IntoView {
     // other one a task after that (or as soon as it is selected): both are on the page,
     // hooks and all, long before the workers have started.
     Effect::new(move |_| {
-        if state.view.get() == view {
+        if shown.get() == view {
             tasks::next_task(build);
         }
     });
-    if state.view.get_untracked() != view {
+    if shown.get_untracked() != view {
         tasks::next_task(move || tasks::next_task(build));
     }
     view! {
@@ -351,7 +343,7 @@ fn ViewPanel(view: View, children: ChildrenFn) -> impl IntoView {
             role="tabpanel"
             id=format!("panel-{}", view.as_str())
             aria-labelledby=format!("tab-{}", view.as_str())
-            hidden=move || state.view.get() != view
+            hidden=move || shown.get() != view
         >
             {move || built.get().then(|| children())}
         </section>

@@ -1,6 +1,8 @@
 //! The page's state: plain signals grouped per view, created once by [`AppState::new`]
-//! and shared through Leptos context. Views read and write them; the job modules turn
-//! changes into worker requests. Nothing else holds state.
+//! and handed down as props (a component gets the part it shows; one that starts a job
+//! gets `AppState`, since a load touches both runs, the recent traces and the link
+//! notice). Views read and write them; the job modules turn changes into worker
+//! requests. Nothing else holds state.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -573,7 +575,7 @@ impl ExploreState {
     }
 }
 
-/// Everything the page shows, provided as context by the app.
+/// Everything the page shows: made by the app, handed to the views as props.
 #[derive(Debug, Clone, Copy)]
 pub struct AppState {
     pub view: RwSignal<View>,

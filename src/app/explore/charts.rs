@@ -137,7 +137,99 @@ pub fn BatchView(explore: ExploreState, page_view: RwSignal<View>) -> impl IntoV
             let _ = canvas.set_attribute("data-probe", &text);
         }
     };
-    let tooltip = move || {
+    view! {
+        <section
+            class="card batch-card"
+            aria-labelledby="batch-title"
+            data-testid="batch-view"
+            data-elapsed-ms=move || format!("{:.1}", explore.batch_ms.get())
+            data-runs=move || explore.batch_runs.get().to_string()
+            data-envelope=move || explore.batch.with(|p| p.as_ref().map(|p| p.envelope_text()))
+            data-state=move || {
+                if explore.batch_running.get() {
+                    "running"
+                } else if explore.batch.with(Option::is_some) {
+                    "done"
+                } else {
+                    "idle"
+                }
+            }
+        >
+            <BatchToolbar explore />
+            <div
+                class="scatter-wrap"
+                on:mousemove=move |ev: MouseEvent| hover.set(hit(&ev))
+                on:mouseleave=move |_| hover.set(None)
+                on:click=move |ev: MouseEvent| {
+                    if let Some((b, k, _, _)) = hit(&ev) {
+                        pick(b, k);
+                    }
+                }
+            >
+                <ChartCanvas page_view=page_view
+                    testid="batch-canvas"
+                    label="Throughput per PE against throughput per user for each batch size's frontier"
+                    height=BATCH_HEIGHT
+                    scene=move |w, s| explore.batch.with(|r| r.as_ref().map(|r| batch_scene(r, w, BATCH_HEIGHT, s)))
+                    painted=mark_probe
+                />
+                <BatchTooltip explore hover />
+            </div>
+            <p class="small muted">
+                "Up and right is better. Each batch size's frontier configurations are its dots; its step line "
+                "joins those no other of its configurations beats on both axes. The bold line is the best "
+                "over every batch size, labelled with the batch at each corner. A time-per-output-token "
+                "objective is the vertical line (users left of it are too slow)."
+            </p>
+        </section>
+    }
+}
+
+/// The batch view's title, its state while sweeping, Cancel and Run again.
+#[component]
+fn BatchToolbar(explore: ExploreState) -> impl IntoView {
+    let workers = expect_context::<WorkersHandle>();
+    view! {
+        <div class="scatter-toolbar">
+            <h3 id="batch-title">
+                "Serving: tokens/s per PE against tokens/s per user"
+                <span class="muted small">{format!(" · B = {}…{}", BATCHES[0], BATCHES[BATCHES.len() - 1])}</span>
+            </h3>
+            <div class="button-row">
+                <span class="muted small" role="status" aria-live="polite">
+                    {move || explore.batch_running.get().then_some("Sweeping every batch size…")}
+                </span>
+                <button
+                    type="button"
+                    class="button small"
+                    data-testid="batch-cancel"
+                    hidden=move || !explore.batch_running.get()
+                    on:click=move |_| cancel_batch(explore, workers)
+                >
+                    "Cancel"
+                </button>
+                <button
+                    type="button"
+                    class="button small"
+                    data-testid="batch-run"
+                    hidden=move || explore.batch_running.get()
+                    disabled=move || explore.answer.with(Option::is_none)
+                    on:click=move |_| run_batch(explore, workers)
+                >
+                    "Run again"
+                </button>
+            </div>
+        </div>
+    }
+}
+
+/// The configuration under the pointer (`hover`: series, point, x, y), beside it.
+#[component]
+fn BatchTooltip(
+    explore: ExploreState,
+    hover: RwSignal<Option<(usize, usize, f64, f64)>>,
+) -> impl IntoView {
+    move || {
         let (b, k, x, y) = hover.get()?;
         let text = explore.batch.with(|p| {
             let s = p.as_ref()?.series.get(b)?;
@@ -160,80 +252,5 @@ pub fn BatchView(explore: ExploreState, page_view: RwSignal<View>) -> impl IntoV
                 {text}
             </div>
         })
-    };
-    view! {
-        <section
-            class="card batch-card"
-            aria-labelledby="batch-title"
-            data-testid="batch-view"
-            data-elapsed-ms=move || format!("{:.1}", explore.batch_ms.get())
-            data-runs=move || explore.batch_runs.get().to_string()
-            data-envelope=move || explore.batch.with(|p| p.as_ref().map(|p| p.envelope_text()))
-            data-state=move || {
-                if explore.batch_running.get() {
-                    "running"
-                } else if explore.batch.with(Option::is_some) {
-                    "done"
-                } else {
-                    "idle"
-                }
-            }
-        >
-            <div class="scatter-toolbar">
-                <h3 id="batch-title">
-                    "Serving: tokens/s per PE against tokens/s per user"
-                    <span class="muted small">{format!(" · B = {}…{}", BATCHES[0], BATCHES[BATCHES.len() - 1])}</span>
-                </h3>
-                <div class="button-row">
-                    <span class="muted small" role="status" aria-live="polite">
-                        {move || explore.batch_running.get().then_some("Sweeping every batch size…")}
-                    </span>
-                    <button
-                        type="button"
-                        class="button small"
-                        data-testid="batch-cancel"
-                        hidden=move || !explore.batch_running.get()
-                        on:click=move |_| cancel_batch(explore, workers)
-                    >
-                        "Cancel"
-                    </button>
-                    <button
-                        type="button"
-                        class="button small"
-                        data-testid="batch-run"
-                        hidden=move || explore.batch_running.get()
-                        disabled=move || explore.answer.with(Option::is_none)
-                        on:click=move |_| run_batch(explore, workers)
-                    >
-                        "Run again"
-                    </button>
-                </div>
-            </div>
-            <div
-                class="scatter-wrap"
-                on:mousemove=move |ev: MouseEvent| hover.set(hit(&ev))
-                on:mouseleave=move |_| hover.set(None)
-                on:click=move |ev: MouseEvent| {
-                    if let Some((b, k, _, _)) = hit(&ev) {
-                        pick(b, k);
-                    }
-                }
-            >
-                <ChartCanvas page_view=page_view
-                    testid="batch-canvas"
-                    label="Throughput per PE against throughput per user for each batch size's frontier"
-                    height=BATCH_HEIGHT
-                    scene=move |w, s| explore.batch.with(|r| r.as_ref().map(|r| batch_scene(r, w, BATCH_HEIGHT, s)))
-                    painted=mark_probe
-                />
-                {tooltip}
-            </div>
-            <p class="small muted">
-                "Up and right is better. Each batch size's frontier configurations are its dots; its step line "
-                "joins those no other of its configurations beats on both axes. The bold line is the best "
-                "over every batch size, labelled with the batch at each corner. A time-per-output-token "
-                "objective is the vertical line (users left of it are too slow)."
-            </p>
-        </section>
     }
 }

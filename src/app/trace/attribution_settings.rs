@@ -12,7 +12,7 @@ use shardscope_attribution::attribution::{AttributionConfig, OverrideId, Preset,
 use shardscope_session::rank_filter::parse_rank_filter;
 use shardscope_view::explain::override_help;
 
-use super::super::state::{AppState, RunSlot, TraceSettings};
+use super::super::state::{AppState, RunSlot, TraceSettings, TraceState};
 use super::super::workers::WorkersHandle;
 use super::compare::RunSwitch;
 use super::jobs::rerun_run;
@@ -34,26 +34,25 @@ impl Rerun {
 /// Preset, overrides, phases, session and rank filter; with run B loaded, of the run
 /// the switch at the top picks (the rank filter is the view's, shared).
 #[component]
-pub fn TraceSettingsPanel() -> impl IntoView {
-    let editing = expect_context::<AppState>().compare.editing;
+pub fn TraceSettingsPanel(state: AppState) -> impl IntoView {
+    let editing = state.compare.editing;
     view! {
         <section class="card settings-card" aria-labelledby="settings-title">
             <h2 id="settings-title">"Attribution"</h2>
-            <RunSwitch />
+            <RunSwitch compare=state.compare />
             {move || {
                 let run = editing.get();
-                view! { <RunSettings run /> }
+                view! { <RunSettings state run /> }
             }}
-            <RankFilterField />
+            <RankFilterField trace=state.trace />
         </section>
     }
 }
 
 /// One run's attribution settings.
 #[component]
-fn RunSettings(run: RunSlot) -> impl IntoView {
+fn RunSettings(state: AppState, run: RunSlot) -> impl IntoView {
     let slot = run;
-    let state = expect_context::<AppState>();
     let workers = expect_context::<WorkersHandle>();
     let rerun = Rerun {
         state,
@@ -193,8 +192,7 @@ fn SessionField(rerun: Rerun) -> impl IntoView {
 
 /// Which ranks the timeline and tables show (`all`, `0,2,4-7`).
 #[component]
-fn RankFilterField() -> impl IntoView {
-    let trace = expect_context::<AppState>().trace;
+fn RankFilterField(trace: TraceState) -> impl IntoView {
     let settings = trace.run.settings;
     let rank_error = move || {
         let text = settings.ranks.get();

@@ -13,8 +13,7 @@ use super::super::workers::WorkersHandle;
 use super::jobs::rerun;
 
 #[component]
-pub fn ClocksPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn ClocksPanel(state: AppState) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
     let trace = state.trace;
     let settings = trace.run.settings;

@@ -20,7 +20,7 @@ use shardscope_view::trace_status::{progress_fraction, progress_text};
 
 use super::super::download::save_text;
 use super::super::sort_header::sort_header;
-use super::super::state::{AppState, Phase, Problem, RunSlot};
+use super::super::state::{AppState, CompareState, Phase, Problem, RunSignals, RunSlot};
 use super::super::workers::WorkersHandle;
 use super::jobs::{cancel, load_run};
 use super::settings::{take_picked, ProblemList};
@@ -43,55 +43,9 @@ pub fn comparison(a: &TraceReport, b: &TraceReport) -> Comparison {
 
 /// The card that takes run B: pickers, its status, and removing it.
 #[component]
-pub fn CompareInput() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let workers = expect_context::<WorkersHandle>();
+pub fn CompareInput(state: AppState) -> impl IntoView {
     let b = state.compare.run;
-    let file_ref = NodeRef::<html::Input>::new();
-    let folder_ref = NodeRef::<html::Input>::new();
-    let on_files = move |ev: Event| load_run(state, workers, RunSlot::B, take_picked(&ev));
-    let open = move |node: NodeRef<html::Input>| {
-        move |_| {
-            if let Some(input) = node.get() {
-                input.click();
-            }
-        }
-    };
-    Effect::new(move |_| {
-        if let Some(input) = folder_ref.get() {
-            // Setting an attribute on a live element cannot fail.
-            let _ = input.set_attribute("webkitdirectory", "");
-        }
-    });
-    let remove = move |_| {
-        workers.with_value(|w| w.drop_compare());
-        b.report.set(None);
-        b.wanted_files.set(Vec::new());
-        b.problems.set(Vec::new());
-        b.phase.set(Phase::Idle);
-        state.compare.frame.set(None);
-        state.compare.editing.set(RunSlot::A);
-    };
     let loaded = move || b.report.with(Option::is_some);
-    let summary = move || {
-        b.report.with(|r| {
-            r.as_ref().map(|r| {
-                let bytes: u64 = r.files.iter().map(|(_, s)| s).sum();
-                format!(
-                    "Run B: {} file{} · {} · {} ranks · {} intervals",
-                    r.files.len(),
-                    if r.files.len() == 1 { "" } else { "s" },
-                    format_file_size(bytes),
-                    r.facts.ranks.len(),
-                    r.rows.len()
-                )
-            })
-        })
-    };
-    let progress = move || {
-        let p = b.progress.get();
-        progress_fraction(&p.stage, p.done_bytes, p.total_bytes).map(|f| f.to_string())
-    };
     let wanted = move || b.wanted_files.get();
     view! {
         <section
@@ -121,79 +75,145 @@ pub fn CompareInput() -> impl IntoView {
                     ". Choose those files as run B: its settings are already set."
                 </p>
             </Show>
-            <div class="button-row">
-                <button type="button" class="button" on:click=open(file_ref)>
-                    {move || if loaded() { "Replace run B…" } else { "Compare with…" }}
-                </button>
-                <button type="button" class="button" on:click=open(folder_ref)>
-                    "Folder…"
-                </button>
-                <Show when=loaded>
-                    <button
-                        type="button"
-                        class="button"
-                        data-testid="compare-remove"
-                        on:click=remove
-                    >
-                        "Remove run B"
-                    </button>
-                </Show>
-            </div>
-            <input
-                id="compare-b-input"
-                class="visually-hidden"
-                type="file"
-                multiple
-                accept=".json,.jsonl,.csv,.gz,.zip,.tar,.tgz,application/json,text/csv,application/zip,application/x-tar,application/gzip"
-                data-testid="compare-b-input"
-                aria-label="Choose run B's trace files"
-                tabindex="-1"
-                node_ref=file_ref
-                on:change=on_files
-            />
-            <input
-                id="compare-b-folder-input"
-                class="visually-hidden"
-                type="file"
-                multiple
-                data-testid="compare-b-folder-input"
-                aria-label="Choose run B's trace folder"
-                tabindex="-1"
-                node_ref=folder_ref
-                on:change=on_files
-            />
-            <p class="small" data-testid="compare-status" role="status">
-                {move || match b.phase.get() {
-                    Phase::Loading => {
-                        let p = b.progress.get();
-                        format!("Run B: {}", progress_text(&p.stage, p.done_bytes, p.total_bytes))
-                    }
-                    _ => summary().unwrap_or_default(),
-                }}
-            </p>
-            <div class="progress-row" hidden=move || b.phase.get() != Phase::Loading>
-                <progress max="1" value=progress aria-label="Run B's progress"></progress>
-                <button
-                    type="button"
-                    class="button small"
-                    on:click=move |_| cancel(state, workers, RunSlot::B)
-                >
-                    "Cancel"
-                </button>
-            </div>
+            <RunBPickers state />
+            <RunBStatus state />
             <Show when=loaded>
-                <AxisField />
+                <AxisField axis=state.compare.axis />
             </Show>
             <ProblemList problems=b.problems testid="compare-error" />
         </section>
     }
 }
 
+/// Run B's file and folder pickers, and removing it.
+#[component]
+fn RunBPickers(state: AppState) -> impl IntoView {
+    let workers = expect_context::<WorkersHandle>();
+    let compare = state.compare;
+    let b = compare.run;
+    let file_ref = NodeRef::<html::Input>::new();
+    let folder_ref = NodeRef::<html::Input>::new();
+    let on_files = move |ev: Event| load_run(state, workers, RunSlot::B, take_picked(&ev));
+    let open = move |node: NodeRef<html::Input>| {
+        move |_| {
+            if let Some(input) = node.get() {
+                input.click();
+            }
+        }
+    };
+    Effect::new(move |_| {
+        if let Some(input) = folder_ref.get() {
+            // Setting an attribute on a live element cannot fail.
+            let _ = input.set_attribute("webkitdirectory", "");
+        }
+    });
+    let remove = move |_| {
+        workers.with_value(|w| w.drop_compare());
+        b.report.set(None);
+        b.wanted_files.set(Vec::new());
+        b.problems.set(Vec::new());
+        b.phase.set(Phase::Idle);
+        compare.frame.set(None);
+        compare.editing.set(RunSlot::A);
+    };
+    let loaded = move || b.report.with(Option::is_some);
+    view! {
+        <div class="button-row">
+            <button type="button" class="button" on:click=open(file_ref)>
+                {move || if loaded() { "Replace run B…" } else { "Compare with…" }}
+            </button>
+            <button type="button" class="button" on:click=open(folder_ref)>
+                "Folder…"
+            </button>
+            <Show when=loaded>
+                <button
+                    type="button"
+                    class="button"
+                    data-testid="compare-remove"
+                    on:click=remove
+                >
+                    "Remove run B"
+                </button>
+            </Show>
+        </div>
+        <input
+            id="compare-b-input"
+            class="visually-hidden"
+            type="file"
+            multiple
+            accept=".json,.jsonl,.csv,.gz,.zip,.tar,.tgz,application/json,text/csv,application/zip,application/x-tar,application/gzip"
+            data-testid="compare-b-input"
+            aria-label="Choose run B's trace files"
+            tabindex="-1"
+            node_ref=file_ref
+            on:change=on_files
+        />
+        <input
+            id="compare-b-folder-input"
+            class="visually-hidden"
+            type="file"
+            multiple
+            data-testid="compare-b-folder-input"
+            aria-label="Choose run B's trace folder"
+            tabindex="-1"
+            node_ref=folder_ref
+            on:change=on_files
+        />
+    }
+}
+
+/// What run B is: its files and size once loaded, its progress (and cancelling) while
+/// it loads.
+#[component]
+fn RunBStatus(state: AppState) -> impl IntoView {
+    let workers = expect_context::<WorkersHandle>();
+    let b = state.compare.run;
+    let summary = move || {
+        b.report.with(|r| {
+            r.as_ref().map(|r| {
+                let bytes: u64 = r.files.iter().map(|(_, s)| s).sum();
+                format!(
+                    "Run B: {} file{} · {} · {} ranks · {} intervals",
+                    r.files.len(),
+                    if r.files.len() == 1 { "" } else { "s" },
+                    format_file_size(bytes),
+                    r.facts.ranks.len(),
+                    r.rows.len()
+                )
+            })
+        })
+    };
+    let progress = move || {
+        let p = b.progress.get();
+        progress_fraction(&p.stage, p.done_bytes, p.total_bytes).map(|f| f.to_string())
+    };
+    view! {
+        <p class="small" data-testid="compare-status" role="status">
+            {move || match b.phase.get() {
+                Phase::Loading => {
+                    let p = b.progress.get();
+                    format!("Run B: {}", progress_text(&p.stage, p.done_bytes, p.total_bytes))
+                }
+                _ => summary().unwrap_or_default(),
+            }}
+        </p>
+        <div class="progress-row" hidden=move || b.phase.get() != Phase::Loading>
+            <progress max="1" value=progress aria-label="Run B's progress"></progress>
+            <button
+                type="button"
+                class="button small"
+                on:click=move |_| cancel(state, workers, RunSlot::B)
+            >
+                "Cancel"
+            </button>
+        </div>
+    }
+}
+
 /// Where run B's lanes sit on the timeline: from its own start, or at the n-th
 /// collective of both runs.
 #[component]
-fn AxisField() -> impl IntoView {
-    let axis = expect_context::<AppState>().compare.axis;
+fn AxisField(axis: RwSignal<CompareAxis>) -> impl IntoView {
     let at_collective = move || matches!(axis.get(), CompareAxis::AtCollective(_));
     let on_kind = move |ev: Event| {
         axis.set(match event_target_value(&ev).as_str() {
@@ -255,12 +275,13 @@ fn export(problems: RwSignal<Vec<Problem>>, c: &Comparison, format: ExportFormat
     }
 }
 
-/// The table A vs B, its verdict and its exports (shown while run B is loaded).
+/// The table A vs B, its verdict and its exports (shown while run B is loaded); an
+/// export's failure is shown among run A's problems.
 #[component]
-pub fn CompareTable() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let (a, b) = (state.trace.run.report, state.compare.run.report);
-    let sort = state.compare.sort;
+pub fn CompareTable(a: RunSignals, compare: CompareState) -> impl IntoView {
+    let problems = a.problems;
+    let (a, b) = (a.report, compare.run.report);
+    let sort = compare.sort;
     let comparison = Memo::new(move |_| {
         let a = a.get()?;
         let b = b.get()?;
@@ -276,7 +297,7 @@ pub fn CompareTable() -> impl IntoView {
     let on_export = move |format| {
         move |_| {
             if let Some(c) = comparison.get_untracked() {
-                export(state.trace.run.problems, &c, format);
+                export(problems, &c, format);
             }
         }
     };
@@ -358,9 +379,8 @@ pub fn CompareTable() -> impl IntoView {
 
 /// Whose settings the settings card edits, while run B is loaded.
 #[component]
-pub fn RunSwitch() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let editing = state.compare.editing;
+pub fn RunSwitch(compare: CompareState) -> impl IntoView {
+    let editing = compare.editing;
     let button = move |slot: RunSlot| {
         view! {
             <button
@@ -376,7 +396,7 @@ pub fn RunSwitch() -> impl IntoView {
         }
     };
     view! {
-        <Show when=move || state.compare.run.report.with(Option::is_some)>
+        <Show when=move || compare.run.report.with(Option::is_some)>
             <div class="segmented" role="group" aria-label="Settings of">
                 {button(RunSlot::A)}
                 {button(RunSlot::B)}

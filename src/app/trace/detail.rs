@@ -10,12 +10,10 @@ use shardscope_view::format::format_duration;
 use shardscope_view::timeline::{format_offset, trace_bounds, TimeWindow};
 use shardscope_view::timeline_scene::class_color;
 
-use super::super::state::AppState;
+use super::super::state::TraceState;
 
 #[component]
-pub fn IntervalDetail() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let trace = state.trace;
+pub fn IntervalDetail(trace: TraceState) -> impl IntoView {
     let selected = Memo::new(move |_| {
         let (rank, start) = trace.selected.get()?;
         trace.run.report.with(|r| {

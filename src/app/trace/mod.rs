@@ -29,7 +29,7 @@ pub const EXAMPLE_URL: &str = "./examples/example-16-ranks.json.gz";
 pub const EXAMPLE_NAME: &str = "example-16-ranks.json.gz";
 
 use super::drawer::SettingsDrawer;
-use super::state::{AppState, Phase, Problem, RunSlot, View};
+use super::state::{AppState, Phase, Problem, RunSlot, TraceState, View};
 use super::tasks::Later;
 use super::workers::WorkersHandle;
 use attribution_settings::TraceSettingsPanel;
@@ -120,9 +120,7 @@ fn accept_drops(state: AppState, workers: WorkersHandle, dragging: RwSignal<bool
 
 /// The legend: what each mark on the timeline means. Clicking a class hides it.
 #[component]
-fn Legend() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let trace = state.trace;
+fn Legend(trace: TraceState) -> impl IntoView {
     let class_entry = move |i: usize, class: Classification| {
         let color = class_color(class).css();
         let shown = move || trace.shown_classes.with(|s| s[i]);
@@ -166,7 +164,7 @@ fn Legend() -> impl IntoView {
 
 /// What the main area shows before anything is loaded.
 #[component]
-fn EmptyState() -> impl IntoView {
+fn EmptyState(state: AppState) -> impl IntoView {
     view! {
         <div class="empty-state">
             <h2>"Which memory spikes were the collectives?"</h2>
@@ -183,14 +181,13 @@ fn EmptyState() -> impl IntoView {
                 <li>"Click an interval to see why: its evidence, its reasons, its phase."</li>
             </ol>
             <p class="muted">"No traces at hand? Use “Load example” on the left (16 ranks)."</p>
-            <recent::RecentTraces />
+            <recent::RecentTraces state />
         </div>
     }
 }
 
 #[component]
-pub fn TraceView() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn TraceView(state: AppState) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
     let trace = state.trace;
     let dragging = RwSignal::new(false);
@@ -204,26 +201,26 @@ pub fn TraceView() -> impl IntoView {
             // (wasm start, this view) took 55–100 ms on a cold page in one piece, and the
             // first results 40 ms.
             <aside class="sidebar" aria-label="Trace settings">
-                <TraceInput />
-                <TraceStatus />
+                <TraceInput state />
+                <TraceStatus state />
                 <SettingsDrawer id="trace-drawer" label="Settings, compare, exports">
                     <Show when=loaded>
-                        <CompareInput />
+                        <CompareInput state />
                     </Show>
                     <Later>
-                        <TraceSettingsPanel />
+                        <TraceSettingsPanel state />
                         <Show when=loaded>
-                            <ClocksPanel />
+                            <ClocksPanel state />
                         </Show>
-                        <TraceExports />
+                        <TraceExports state />
                     </Later>
                 </SettingsDrawer>
             </aside>
             <div class="main-column" aria-busy=move || if busy() { "true" } else { "false" }>
-                <Show when=loaded fallback=|| view! { <Later><EmptyState /></Later> }>
+                <Show when=loaded fallback=move || view! { <Later><EmptyState state /></Later> }>
                     <section class="card timeline-card" aria-label="Timeline">
                         <div class="timeline-toolbar">
-                            <Legend />
+                            <Legend trace />
                             <div class="toolbar-actions">
                                 <span class="muted small keys">
                                     "W/S or wheel: zoom · A/D or drag: pan · arrows: intervals · double-click: zoom to interval · Esc: reset"
@@ -248,20 +245,20 @@ pub fn TraceView() -> impl IntoView {
                                 </button>
                             </div>
                         </div>
-                        <Timeline />
+                        <Timeline state />
                     </section>
                     <Show when=move || state.compare.run.report.with(Option::is_some)>
                         // A task of its own: run B's report redraws the timeline too.
                         <Later>
-                            <CompareTable />
+                            <CompareTable a=trace.run compare=state.compare />
                         </Later>
                     </Show>
                     <Later>
                         <div class="below-timeline">
-                            <IntervalDetail />
-                            <RankSummary />
+                            <IntervalDetail trace />
+                            <RankSummary trace />
                         </div>
-                        <ResultsTable />
+                        <ResultsTable trace />
                     </Later>
                 </Show>
             </div>

@@ -323,8 +323,7 @@ fn utc_offset_minutes() -> i64 {
 
 /// The list on the empty trace view: each kept set (reopen, delete) and the setting.
 #[component]
-pub fn RecentTraces() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn RecentTraces(state: AppState) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
     let recent = state.recent;
     let row = move |set: KeptSet| {
@@ -398,8 +397,7 @@ pub fn RecentTraces() -> impl IntoView {
 
 /// The offer to reopen a kept copy of the files a link asks for.
 #[component]
-pub fn RecentOffer(#[prop(into)] wanted: Signal<Vec<String>>) -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn RecentOffer(state: AppState, #[prop(into)] wanted: Signal<Vec<String>>) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
     let kept = move || wanted.with(|w| state.recent.list.with(|l| l.matching(w).cloned()));
     move || {

@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
 use super::super::download::save_page_canvas_png;
-use super::super::state::{AppState, Phase, Problem, RunSlot};
+use super::super::state::{AppState, Phase, Problem, RunSlot, TraceState};
 use super::super::workers::WorkersHandle;
 use super::input::{fetch_example, named_blobs};
 use super::jobs::{cancel, export, export_perfetto, load_files};
@@ -37,8 +37,7 @@ pub(super) fn take_picked(ev: &Event) -> Vec<NamedBlob> {
 
 /// Where the traces come from: the drop target with the pickers and the example.
 #[component]
-pub fn TraceInput() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn TraceInput(state: AppState) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
     let trace = state.trace;
     let file_ref = NodeRef::<html::Input>::new();
@@ -142,51 +141,60 @@ pub fn TraceInput() -> impl IntoView {
                     <strong>{move || wanted().join(", ")}</strong>
                     ". Drop those files to see the same view: the settings are already set."
                 </p>
-                <super::recent::RecentOffer wanted=Signal::derive(wanted) />
+                <super::recent::RecentOffer state wanted=Signal::derive(wanted) />
             </Show>
-            <Show when=move || !files().is_empty()>
-                <details class="file-list">
-                    <summary>
-                        {move || {
-                            let f = files();
-                            let bytes: u64 = f.iter().map(|(_, b)| *b).sum();
-                            format!(
-                                "{} file{} loaded · {}",
-                                f.len(),
-                                if f.len() == 1 { "" } else { "s" },
-                                format_file_size(bytes),
-                            )
-                        }}
-                    </summary>
-                    <ul>
-                        {move || {
-                            files()
-                                .into_iter()
-                                .map(|(name, bytes)| {
-                                    view! {
-                                        <li>
-                                            <span class="file-name">{name}</span>
-                                            <span class="muted">{format_file_size(bytes)}</span>
-                                        </li>
-                                    }
-                                })
-                                .collect_view()
-                        }}
-                    </ul>
-                </details>
-            </Show>
+            <LoadedFiles files=Signal::derive(files) />
         </section>
+    }
+}
+
+/// The loaded files (name and size), folded under their count and total size.
+#[component]
+fn LoadedFiles(files: Signal<Vec<(String, u64)>>) -> impl IntoView {
+    view! {
+        <Show when=move || !files.with(Vec::is_empty)>
+            <details class="file-list">
+                <summary>
+                    {move || {
+                        let f = files.get();
+                        let bytes: u64 = f.iter().map(|(_, b)| *b).sum();
+                        format!(
+                            "{} file{} loaded · {}",
+                            f.len(),
+                            if f.len() == 1 { "" } else { "s" },
+                            format_file_size(bytes),
+                        )
+                    }}
+                </summary>
+                <ul>
+                    {move || {
+                        files
+                            .get()
+                            .into_iter()
+                            .map(|(name, bytes)| {
+                                view! {
+                                    <li>
+                                        <span class="file-name">{name}</span>
+                                        <span class="muted">{format_file_size(bytes)}</span>
+                                    </li>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </ul>
+            </details>
+        </Show>
     }
 }
 
 /// `trace-status`, the progress bar, Cancel, and the problems and warnings.
 #[component]
-pub fn TraceStatus() -> impl IntoView {
-    let trace = expect_context::<AppState>().trace;
+pub fn TraceStatus(state: AppState) -> impl IntoView {
+    let trace = state.trace;
     view! {
         <section class="card status-card" aria-label="Status">
-            <StatusLine />
-            <ProgressRow />
+            <StatusLine trace />
+            <ProgressRow state />
             <ProblemList problems=trace.run.problems />
             <WarningList warnings=Signal::derive(move || trace.warnings()) />
         </section>
@@ -195,8 +203,7 @@ pub fn TraceStatus() -> impl IntoView {
 
 /// The one-line status (`trace-status`) with the finished run's figures as attributes.
 #[component]
-fn StatusLine() -> impl IntoView {
-    let trace = expect_context::<AppState>().trace;
+fn StatusLine(trace: TraceState) -> impl IntoView {
     let report = trace.run.report;
     let attr = move |f: fn(&TraceReport) -> String| {
         move || {
@@ -256,8 +263,7 @@ fn StatusLine() -> impl IntoView {
 
 /// The progress bar and Cancel, while a job runs.
 #[component]
-fn ProgressRow() -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn ProgressRow(state: AppState) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
     let trace = state.trace;
     let value = move || {
@@ -332,8 +338,7 @@ fn WarningList(#[prop(into)] warnings: Signal<Vec<LoadWarning>>) -> impl IntoVie
 
 /// The downloads: results as the CLI writes them, the timeline as a picture.
 #[component]
-pub fn TraceExports() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn TraceExports(state: AppState) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
     let trace = state.trace;
     let none = move || trace.run.report.with(Option::is_none);

@@ -14,7 +14,7 @@ use shardscope_view::timeline_scene::class_color;
 use wasm_bindgen::JsCast;
 
 use super::super::sort_header::sort_header;
-use super::super::state::AppState;
+use super::super::state::TraceState;
 
 /// The row index (`data-index`) of the table row an event happened in.
 fn row_index(target: Option<web_sys::EventTarget>) -> Option<usize> {
@@ -45,8 +45,7 @@ fn scroll_row_into_view(row: &web_sys::Element) {
 
 /// The results card: the count and the classification filters above the table.
 #[component]
-pub fn ResultsTable() -> impl IntoView {
-    let trace = expect_context::<AppState>().trace;
+pub fn ResultsTable(trace: TraceState) -> impl IntoView {
     let ranks = Memo::new(move |_| trace.visible_ranks());
     let order = Memo::new(move |_| {
         let (sort, ascending) = trace.sort.get();
@@ -98,7 +97,7 @@ pub fn ResultsTable() -> impl IntoView {
                     {Classification::ALL
                         .iter()
                         .enumerate()
-                        .map(|(i, &class)| view! { <ClassFilter index=i class=class /> })
+                        .map(|(i, &class)| view! { <ClassFilter trace index=i class=class /> })
                         .collect_view()}
                 </fieldset>
             </div>
@@ -111,7 +110,7 @@ pub fn ResultsTable() -> impl IntoView {
                     </p>
                 }
             >
-                <IntervalTable order=order />
+                <IntervalTable trace order=order />
             </Show>
         </section>
     }
@@ -119,8 +118,7 @@ pub fn ResultsTable() -> impl IntoView {
 
 /// One classification's show/hide chip, with its count.
 #[component]
-fn ClassFilter(index: usize, class: Classification) -> impl IntoView {
-    let trace = expect_context::<AppState>().trace;
+fn ClassFilter(trace: TraceState, index: usize, class: Classification) -> impl IntoView {
     let count = move || {
         trace.run.report.with(|r| {
             r.as_ref().map_or(0, |r| {
@@ -149,8 +147,7 @@ fn ClassFilter(index: usize, class: Classification) -> impl IntoView {
 /// The table of the rows in `order` (indices into the report's rows): filled in chunks,
 /// the selection kept in step with the timeline's, arrow keys to move it.
 #[component]
-fn IntervalTable(order: Memo<Vec<usize>>) -> impl IntoView {
-    let trace = expect_context::<AppState>().trace;
+fn IntervalTable(trace: TraceState, order: Memo<Vec<usize>>) -> impl IntoView {
     let table_ref = NodeRef::<html::Table>::new();
     let selected_index = Memo::new(move |_| {
         let (rank, start) = trace.selected.get()?;
@@ -167,7 +164,7 @@ fn IntervalTable(order: Memo<Vec<usize>>) -> impl IntoView {
             .report
             .with(|r| r.as_ref().is_some_and(|r| r.phases))
     };
-    fill_in_chunks(table_ref, order, selected_index);
+    fill_in_chunks(trace, table_ref, order, selected_index);
     show_selection(table_ref, order, selected_index);
 
     let select = move |index: Option<usize>| {
@@ -236,11 +233,11 @@ fn IntervalTable(order: Memo<Vec<usize>>) -> impl IntoView {
 /// Fill the table with the rows of `order`, in chunks, whenever the order or the report
 /// changes.
 fn fill_in_chunks(
+    trace: TraceState,
     table_ref: NodeRef<html::Table>,
     order: Memo<Vec<usize>>,
     selected_index: Memo<Option<usize>>,
 ) {
-    let trace = expect_context::<AppState>().trace;
     // Rows go into the table in chunks, each its own `<tbody>`, one per frame after the
     // first, so that thousands of intervals never block the page for long (every row
     // still ends up in the DOM). Chunks out of view skip layout and paint
@@ -373,9 +370,7 @@ fn fill_rest(
 
 /// Per rank: samples, markers, peak gap and intervals; a click filters to that rank.
 #[component]
-pub fn RankSummary() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let trace = state.trace;
+pub fn RankSummary(trace: TraceState) -> impl IntoView {
     let ranks = Memo::new(move |_| trace.visible_ranks());
     let rows = move || {
         let shown = ranks.get();

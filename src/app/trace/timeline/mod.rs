@@ -27,8 +27,7 @@ use overview::Overview;
 use tooltip::Tooltip;
 
 #[component]
-pub fn Timeline() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn Timeline(state: AppState) -> impl IntoView {
     let workers = expect_context::<WorkersHandle>();
     let trace = state.trace;
     let lanes_ref = NodeRef::<html::Canvas>::new();

@@ -12,7 +12,7 @@ use shardscope_view::timeline_scene::{overview_scene, timeline_scene, CompareLan
 use super::super::super::canvas::device_pixel_ratio;
 use super::super::super::now_ms;
 use super::super::super::paint::{mark_paint_ms, paint, paint_sliced};
-use super::super::super::state::AppState;
+use super::super::super::theme::ThemeState;
 use super::model::TimelineModel;
 use shardscope_view::theme::Theme;
 
@@ -28,7 +28,7 @@ pub fn paint_on_change(
     overview: NodeRef<html::Canvas>,
 ) {
     let trace = model.trace;
-    let theme = expect_context::<AppState>().theme;
+    let theme = expect_context::<ThemeState>();
     let slice_token = Rc::new(Cell::new(0u64));
     let draw = move |paint_now: bool| {
         let shown = untrack(|| theme.shown());
