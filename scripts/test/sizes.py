@@ -28,7 +28,6 @@ KNOWN = {
     "src/app/trace/compare.rs CompareInput": 145,
     "src/app/explore/charts.rs BatchView": 144,
     "src/app/trace/settings.rs TraceInput": 141,
-    "crates/trace/src/trace/parallel.rs split_batches": 122,
 }
 
 

@@ -301,17 +301,11 @@ fn split_batches(
     results: &Receiver<Option<Converted>>,
     merger: &mut Merger<'_>,
 ) -> Result<(), GaveUp> {
-    let mut index = 0;
-    let mut batch = Batch {
-        index,
-        bytes: Vec::with_capacity(BATCH_BYTES + (64 << 10)),
-        ends: Vec::new(),
-    };
-    let mut send = |batch: Batch| -> Result<(), GaveUp> {
-        while let Ok(result) = results.try_recv() {
-            merger.take(result)?;
-        }
-        batches.send(batch).map_err(|_| GaveUp)
+    let mut batcher = Batcher {
+        batches,
+        results,
+        merger,
+        batch: Batch::empty(0),
     };
     if layout == Layout::JsonArray {
         // The caller checked that '[' comes first.
@@ -325,96 +319,173 @@ fn split_batches(
     let mut expect_value = true; // JSON: after '[' or ','
     loop {
         let data = input.data();
-        let eof = input.at_eof();
-        let mut pos = 0;
-        let mut finished = false;
-        loop {
-            match layout {
-                Layout::JsonArray => {
-                    pos = skip_ws(data, pos);
-                    let Some(&b) = data.get(pos) else { break };
-                    if expect_value {
-                        if b != b'{' {
-                            return Err(GaveUp);
-                        }
-                        let Some(len) = object_len(&data[pos..]) else {
-                            break; // incomplete: read more
-                        };
-                        batch.bytes.extend_from_slice(&data[pos..pos + len]);
-                        batch.ends.push(batch.bytes.len());
-                        pos += len;
-                        expect_value = false;
-                    } else {
-                        match b {
-                            b',' => {
-                                pos += 1;
-                                expect_value = true;
-                            }
-                            b']' => {
-                                pos += 1;
-                                finished = true;
-                                break;
-                            }
-                            _ => return Err(GaveUp),
-                        }
-                    }
-                }
-                Layout::Jsonl => {
-                    let Some(nl) = data[pos..].iter().position(|&b| b == b'\n') else {
-                        if eof && pos < data.len() {
-                            // A last line without newline: only the sequential parse
-                            // knows whether to drop it.
-                            return Err(GaveUp);
-                        }
-                        break;
-                    };
-                    let line = &data[pos..pos + nl];
-                    if super::split::has_other_line_breaks(line) {
-                        return Err(GaveUp);
-                    }
-                    if line.iter().any(|&b| !matches!(b, b' ' | b'\t')) {
-                        batch.bytes.extend_from_slice(line);
-                        batch.ends.push(batch.bytes.len());
-                    }
-                    pos += nl + 1;
-                }
-            }
-            if batch.bytes.len() >= BATCH_BYTES {
-                index += 1;
-                let full = std::mem::replace(
-                    &mut batch,
-                    Batch {
-                        index,
-                        bytes: Vec::with_capacity(BATCH_BYTES + (64 << 10)),
-                        ends: Vec::new(),
-                    },
-                );
-                send(full)?;
-            }
-        }
+        let (pos, finished) = match layout {
+            Layout::JsonArray => cut_array_elements(data, &mut expect_value, &mut batcher)?,
+            Layout::Jsonl => (cut_lines(data, input.at_eof(), &mut batcher)?, false),
+        };
         input.consume(pos);
         if finished {
-            let rest = input.data();
-            if skip_ws(rest, 0) != rest.len()
-                || (input.fill().map_err(|_| GaveUp)? && !input.data().is_empty())
-            {
-                return Err(GaveUp); // "Extra data"
-            }
+            check_after_array(input)?;
             break;
         }
-        let more = input.fill().map_err(|_| GaveUp)?;
-        if !more && input.at_eof() {
-            let rest = input.data();
-            if layout == Layout::JsonArray || skip_ws(rest, 0) != rest.len() {
+        if !read_more(input, layout)? {
+            break;
+        }
+    }
+    batcher.finish()
+}
+
+impl Batch {
+    /// A batch with nothing in it yet, with room for a full one.
+    fn empty(index: usize) -> Batch {
+        Batch {
+            index,
+            bytes: Vec::with_capacity(BATCH_BYTES + (64 << 10)),
+            ends: Vec::new(),
+        }
+    }
+}
+
+/// Fills batches with records and sends each full one to the workers, merging the
+/// results that are ready meanwhile.
+struct Batcher<'a, 'c> {
+    batches: SyncSender<Batch>,
+    results: &'a Receiver<Option<Converted>>,
+    merger: &'a mut Merger<'c>,
+    /// The batch being filled.
+    batch: Batch,
+}
+
+impl Batcher<'_, '_> {
+    /// Appends one record's bytes to the batch being filled.
+    #[inline]
+    fn push(&mut self, record: &[u8]) {
+        self.batch.bytes.extend_from_slice(record);
+        self.batch.ends.push(self.batch.bytes.len());
+    }
+
+    /// Sends the batch being filled once it holds [`BATCH_BYTES`] or more, and starts
+    /// the next one.
+    #[inline]
+    fn send_if_full(&mut self) -> Result<(), GaveUp> {
+        if self.batch.bytes.len() >= BATCH_BYTES {
+            let next = Batch::empty(self.batch.index + 1);
+            let full = std::mem::replace(&mut self.batch, next);
+            send_batch(&self.batches, self.results, self.merger, full)?;
+        }
+        Ok(())
+    }
+
+    /// Sends the last batch, unless it is empty.
+    fn finish(self) -> Result<(), GaveUp> {
+        if self.batch.ends.is_empty() {
+            return Ok(());
+        }
+        send_batch(&self.batches, self.results, self.merger, self.batch)
+    }
+}
+
+/// Merges the results that are ready, then sends `batch` to the workers (waiting while
+/// their queue is full).
+fn send_batch(
+    batches: &SyncSender<Batch>,
+    results: &Receiver<Option<Converted>>,
+    merger: &mut Merger<'_>,
+    batch: Batch,
+) -> Result<(), GaveUp> {
+    while let Ok(result) = results.try_recv() {
+        merger.take(result)?;
+    }
+    batches.send(batch).map_err(|_| GaveUp)
+}
+
+/// Batches the whole elements of a JSON array at the start of `data` (after its `[`,
+/// or where the previous call stopped; `expect_value` carries over). Returns the bytes
+/// used and whether the array's `]` came.
+fn cut_array_elements(
+    data: &[u8],
+    expect_value: &mut bool,
+    batcher: &mut Batcher<'_, '_>,
+) -> Result<(usize, bool), GaveUp> {
+    let mut pos = 0;
+    loop {
+        pos = skip_ws(data, pos);
+        let Some(&b) = data.get(pos) else {
+            return Ok((pos, false));
+        };
+        if *expect_value {
+            if b != b'{' {
                 return Err(GaveUp);
             }
-            break;
+            let Some(len) = object_len(&data[pos..]) else {
+                return Ok((pos, false)); // incomplete: read more
+            };
+            batcher.push(&data[pos..pos + len]);
+            pos += len;
+            *expect_value = false;
+        } else {
+            match b {
+                b',' => {
+                    pos += 1;
+                    *expect_value = true;
+                }
+                b']' => return Ok((pos + 1, true)),
+                _ => return Err(GaveUp),
+            }
         }
+        batcher.send_if_full()?;
     }
-    if !batch.ends.is_empty() {
-        send(batch)?;
+}
+
+/// Batches the whole JSONL lines at the start of `data` (blank lines skipped).
+/// Returns the bytes used.
+fn cut_lines(data: &[u8], eof: bool, batcher: &mut Batcher<'_, '_>) -> Result<usize, GaveUp> {
+    let mut pos = 0;
+    loop {
+        let Some(nl) = data[pos..].iter().position(|&b| b == b'\n') else {
+            if eof && pos < data.len() {
+                // A last line without newline: only the sequential parse
+                // knows whether to drop it.
+                return Err(GaveUp);
+            }
+            return Ok(pos);
+        };
+        let line = &data[pos..pos + nl];
+        if super::split::has_other_line_breaks(line) {
+            return Err(GaveUp);
+        }
+        if line.iter().any(|&b| !matches!(b, b' ' | b'\t')) {
+            batcher.push(line);
+        }
+        pos += nl + 1;
+        batcher.send_if_full()?;
+    }
+}
+
+/// After the array's `]`: only whitespace may follow, to the end of the input
+/// ("Extra data" otherwise).
+fn check_after_array(input: &mut Input<'_>) -> Result<(), GaveUp> {
+    let rest = input.data();
+    if skip_ws(rest, 0) != rest.len()
+        || (input.fill().map_err(|_| GaveUp)? && !input.data().is_empty())
+    {
+        return Err(GaveUp); // "Extra data"
     }
     Ok(())
+}
+
+/// Reads more of the input: `Ok(false)` when it has ended with only whitespace left
+/// (JSONL); a JSON array that ends before its `]` gives up.
+fn read_more(input: &mut Input<'_>, layout: Layout) -> Result<bool, GaveUp> {
+    let more = input.fill().map_err(|_| GaveUp)?;
+    if !more && input.at_eof() {
+        let rest = input.data();
+        if layout == Layout::JsonArray || skip_ws(rest, 0) != rest.len() {
+            return Err(GaveUp);
+        }
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 /// Length of the JSON object at the start of `data` (which starts with `{`), found
