@@ -7,10 +7,6 @@ largest first; exit status 1 if there is one.
 A function's length is the lines from its `fn` line to its closing brace. Braces are
 counted outside comments, strings and character literals.
 
-Functions still over the limit are listed in KNOWN with the length they had when listed:
-such a function fails the check only if it grows, and a listed one that has come under
-the limit must leave the list (so the list only shrinks).
-
 Usage: scripts/test/sizes.py [--report N]   (N: also print the N largest of each kind)
 """
 
@@ -23,12 +19,6 @@ FN_LIMIT = 120
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FN = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+(\w+)")
 CFG_TEST = re.compile(r"^\s*#\[cfg\(test\)\]")
-# file and function → its length when listed (2026-12-07); to be split, never to grow.
-KNOWN = {
-    "src/app/trace/compare.rs CompareInput": 145,
-    "src/app/explore/charts.rs BatchView": 144,
-    "src/app/trace/settings.rs TraceInput": 141,
-}
 
 
 def sources():
@@ -137,23 +127,15 @@ def main():
     for n, f in big_files:
         print(f"sizes: {f}: {n} lines (limit {FILE_LIMIT})")
     over = {key: (n, f) for n, f, key in fns if n > FN_LIMIT}
-    for key, (n, f) in sorted(over.items(), key=lambda kv: -kv[1][0]):
-        known = KNOWN.get(key)
-        if known is None:
-            print(f"sizes: {f}: {n} lines (limit {FN_LIMIT})")
-            failures += 1
-        elif n > known:
-            print(f"sizes: {f}: {n} lines, grown from {known} (limit {FN_LIMIT}; split it)")
-            failures += 1
-    for key in sorted(set(KNOWN) - set(over)):
-        print(f"sizes: {key} is no longer over {FN_LIMIT} lines: remove it from KNOWN")
+    for _, (n, f) in sorted(over.items(), key=lambda kv: -kv[1][0]):
+        print(f"sizes: {f}: {n} lines (limit {FN_LIMIT})")
         failures += 1
     if report:
         print("largest files:", ", ".join(f"{f} {n}" for n, f in files[:report]))
         print("largest functions:", ", ".join(f"{f} {n}" for n, f, _ in fns[:report]))
     print(
         f"sizes: {len(files)} files, {len(fns)} functions; {len(big_files)} file(s) over "
-        f"{FILE_LIMIT} lines, {len(over)} function(s) over {FN_LIMIT} ({len(KNOWN)} listed to split)"
+        f"{FILE_LIMIT} lines, {len(over)} function(s) over {FN_LIMIT}"
     )
     return 1 if failures else 0
 
