@@ -779,4 +779,34 @@ mod tests {
             assert_eq!(OverrideValue::parse_cli(text), want, "{text}");
         }
     }
+
+    #[test]
+    fn a_config_handed_over_whole_sets_numbers_as_they_are_and_refuses_the_rest() {
+        let int = OverrideId::MinGapBytes.field();
+        let float = OverrideId::MinConfidence.field();
+        let mut config = AttributionConfig::preset(Preset::Medium);
+        // Unchecked: stormlog uses a whole config as it is, negative values too.
+        assert!(int.set_unchecked(&mut config, &OverrideValue::Int(-5)));
+        assert_eq!(config.min_gap_bytes, -5);
+        assert!(int.set_unchecked(&mut config, &OverrideValue::Bool(true)));
+        assert_eq!(config.min_gap_bytes, 1);
+        assert!(float.set_unchecked(&mut config, &OverrideValue::Int(2)));
+        assert_eq!(config.min_confidence, 2.0);
+        assert!(float.set_unchecked(&mut config, &OverrideValue::Float(0.25)));
+        assert_eq!(config.min_confidence, 0.25);
+        assert!(float.set_unchecked(&mut config, &OverrideValue::Bool(true)));
+        assert_eq!(config.min_confidence, 1.0);
+        // What a field cannot hold leaves it as it was.
+        let before = config.clone();
+        for (field, value) in [
+            (int, OverrideValue::Float(1.5)),
+            (int, OverrideValue::Text("1".into())),
+            (int, OverrideValue::Null),
+            (float, OverrideValue::Text("0.5".into())),
+            (float, OverrideValue::Null),
+        ] {
+            assert!(!field.set_unchecked(&mut config, &value), "{value:?}");
+        }
+        assert_eq!(config, before);
+    }
 }
