@@ -138,7 +138,7 @@ fn every_tui_artifact_case_matches_stormlog_exactly() {
     let root = fixtures();
     let traces = traces_dir();
     let cases = cases();
-    assert_eq!(cases.len(), 13, "cases.json lists the thirteen cases");
+    assert_eq!(cases.len(), 14, "cases.json lists the fourteen cases");
     let mut failures = Vec::new();
     let mut checked = 0;
     for case in &cases {
@@ -182,7 +182,7 @@ fn every_tui_artifact_case_matches_stormlog_exactly() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(checked, 39, "every case and preset is checked");
+    assert_eq!(checked, 42, "every case and preset is checked");
 }
 
 #[test]

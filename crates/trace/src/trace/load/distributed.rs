@@ -187,14 +187,23 @@ impl Loader<'_> {
     }
 
     /// Loads every input in order: legacy flat files' sessions apart, the others
-    /// accumulated by id. Failed inputs land in `errors`.
+    /// accumulated by id. A folder's legacy flat files are merged into one session
+    /// when its files end (`_load_artifact_directory`), apart from the legacy flat
+    /// files given as paths, which are merged at the end. Failed inputs land in
+    /// `errors`.
     fn gather_inputs(
         &mut self,
         inputs: &[ArtifactInput],
         errors: &mut Vec<LoadError>,
     ) -> GatheredInputs {
         let mut gathered = GatheredInputs::default();
+        let mut folder: Option<usize> = None;
+        let mut folder_legacy: Vec<Session> = Vec::new();
         for input in inputs {
+            if input.folder != folder {
+                self.flush_folder_legacy(&mut gathered, &mut folder_legacy);
+                folder = input.folder;
+            }
             let path = &input.path;
             let loaded = if input.timeline {
                 self.load_timeline(path)
@@ -209,7 +218,11 @@ impl Loader<'_> {
                 }
             };
             if self.is_legacy_flat_file(input, &sessions) {
-                gathered.legacy_flat.extend(sessions);
+                if input.folder.is_some() {
+                    folder_legacy.extend(sessions);
+                } else {
+                    gathered.legacy_flat.extend(sessions);
+                }
                 continue;
             }
             if sessions.len() == 1 {
@@ -219,7 +232,18 @@ impl Loader<'_> {
             }
             accumulate(&mut gathered.accumulated, sessions);
         }
+        self.flush_folder_legacy(&mut gathered, &mut folder_legacy);
         gathered
+    }
+
+    /// The legacy flat files of the folder whose files just ended, merged into one
+    /// session and accumulated (as the folder's own sessions are).
+    fn flush_folder_legacy(&mut self, gathered: &mut GatheredInputs, legacy: &mut Vec<Session>) {
+        if !legacy.is_empty() {
+            let merged = self.merge_legacy_flat(legacy);
+            legacy.clear();
+            accumulate(&mut gathered.accumulated, vec![merged]);
+        }
     }
 
     /// `_is_legacy_sessionless_flat_file`: a JSON/JSONL/CSV file whose sessions all

@@ -338,6 +338,10 @@ struct ArtifactInput {
     /// A `telemetry_timeline.json` found in a folder: synthesized directly, without
     /// first trying it as telemetry (`_load_artifact_directory`).
     timeline: bool,
+    /// The position among the paths of the folder this file was found in (`None`
+    /// for a path given itself): a folder's legacy flat files are merged apart from
+    /// those given as paths, as `_load_artifact_directory` merges its own.
+    folder: Option<usize>,
 }
 
 impl ArtifactInput {
@@ -345,6 +349,7 @@ impl ArtifactInput {
         ArtifactInput {
             path: path.to_string(),
             timeline: false,
+            folder: None,
         }
     }
 }
@@ -379,6 +384,7 @@ fn discover_export_files(fs: &dyn TraceFs, dir: &str) -> Vec<ArtifactInput> {
     out.extend(timelines.into_iter().map(|path| ArtifactInput {
         path,
         timeline: true,
+        folder: None,
     }));
     out
 }
@@ -417,10 +423,13 @@ fn expand_inputs(
     errors: &mut Vec<LoadError>,
 ) -> Vec<ArtifactInput> {
     let mut out = Vec::new();
-    for path in paths {
+    for (position, path) in paths.iter().enumerate() {
         match fs.kind(path) {
             PathKind::Dir if !has_sink_segments(fs, path) => {
-                let files = discover_export_files(fs, path);
+                let mut files = discover_export_files(fs, path);
+                for file in &mut files {
+                    file.folder = Some(position);
+                }
                 if files.is_empty() {
                     errors.push(LoadError::new(
                         LoadErrorKind::NotFound,
