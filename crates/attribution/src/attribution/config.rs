@@ -809,4 +809,39 @@ mod tests {
         }
         assert_eq!(config, before);
     }
+
+    #[test]
+    fn only_the_integer_knobs_are_integers() {
+        let ints: Vec<&str> = OVERRIDES
+            .iter()
+            .filter(|f| f.is_int())
+            .map(|f| f.name)
+            .collect();
+        assert_eq!(
+            ints,
+            [
+                "min_samples_per_rank",
+                "min_gap_bytes",
+                "marker_window_ns",
+                "interval_padding_ns",
+                "synchrony_window_ns"
+            ]
+        );
+    }
+
+    #[test]
+    fn link_texts_quote_only_what_would_read_back_as_something_else() {
+        let text = |s: &str| OverrideValue::Text(s.into()).link_text();
+        assert_eq!(text("abc"), "abc");
+        assert_eq!(text("a b"), "a b");
+        for (s, quoted) in [
+            ("", r#""""#),
+            (" abc", r#"" abc""#),
+            ("abc ", r#""abc ""#),
+            ("1", r#""1""#),
+            ("null", r#""null""#),
+        ] {
+            assert_eq!(text(s), quoted, "{s:?}");
+        }
+    }
 }
