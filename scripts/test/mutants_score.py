@@ -55,9 +55,16 @@ def main() -> int:
     unlisted = []
     for kind in KINDS:
         for path in sorted(glob.glob(str(ROOT / f"mutants.out/*/mutants.out/{kind}.txt"))):
+            # An `--iterate` run lists the unviable mutants it skipped as previously
+            # caught; the run before it (mutants.out.old) knows them as unviable.
+            old = Path(path).parent.parent / "mutants.out.old" / "unviable.txt"
+            unviable = set(old.read_text(encoding="utf-8").splitlines()) if old.exists() else set()
             for text in Path(path).read_text(encoding="utf-8").splitlines():
                 m = NAME.match(text)
                 if not m:
+                    continue
+                if kind == "previously_caught" and text in unviable:
+                    counts[m["file"]]["unviable"] += 1
                     continue
                 file, line, desc = m["file"], int(m["line"]), m["desc"]
                 if kind == "missed":
