@@ -159,3 +159,25 @@ pub fn sensitivity(
         rows,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_knobs_name_is_the_one_its_json_carries() {
+        for (knob, name) in [
+            (Knob::Cp, "cp"),
+            (Knob::Tp, "tp"),
+            (Knob::Pp, "pp"),
+            (Knob::Dp, "dp"),
+            (Knob::Ep, "ep"),
+        ] {
+            assert_eq!(knob.as_str(), name);
+            assert_eq!(
+                serde_json::to_string(&knob).ok(),
+                Some(format!("\"{name}\""))
+            );
+        }
+    }
+}
