@@ -691,6 +691,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn push_str_escapes_quotes_backslashes_and_control_chars_only() {
+        let mut out = String::new();
+        push_str(&mut out, "k", "a\"b\\c\u{1}\n\u{1f} ~\u{7f}é");
+        assert_eq!(out, "\"k\": \"a\\\"b\\\\c\\u0001\\u000a\\u001f ~\u{7f}é\", ");
+    }
+
+    #[test]
     fn iso_dates_convert_like_python_3_11() {
         // Each value was printed by CPython 3.11 (TZ=UTC) as
         // int(datetime.fromisoformat(s).timestamp() * 1_000_000_000).
