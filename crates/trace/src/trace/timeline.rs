@@ -694,7 +694,10 @@ mod tests {
     fn push_str_escapes_quotes_backslashes_and_control_chars_only() {
         let mut out = String::new();
         push_str(&mut out, "k", "a\"b\\c\u{1}\n\u{1f} ~\u{7f}é");
-        assert_eq!(out, "\"k\": \"a\\\"b\\\\c\\u0001\\u000a\\u001f ~\u{7f}é\", ");
+        assert_eq!(
+            out,
+            "\"k\": \"a\\\"b\\\\c\\u0001\\u000a\\u001f ~\u{7f}é\", "
+        );
     }
 
     #[test]
