@@ -2,8 +2,8 @@
 //! `telemetry_timeline.json` files, alone and beside JSON traces
 //! (tests/fixtures/tui_artifacts; the expected files are the real stormlog's output,
 //! made by expected_from_stormlog.py). For every case and preset: the result list
-//! exactly, the TUI's warnings (message, file, line) in its order, and which session
-//! was selected with how many events.
+//! exactly, the TUI's warnings (message, file, line) in its order, which session was
+//! selected with how many events, and every session's summary and sources.
 
 use std::path::{Path, PathBuf};
 
@@ -123,14 +123,52 @@ fn warnings_json(analysis: &Analysis) -> Value {
     )
 }
 
-fn load_json(analysis: &Analysis) -> Value {
+/// A summary's `started_at_ns` that stormlog took from the clock is `"{now}"` in the
+/// expected files; ours must be within a day of this test's clock.
+const CLOCK_SLACK_NS: i128 = 86_400_000_000_000;
+
+fn load_json(analysis: &Analysis, now_ns: i128) -> Value {
     let sessions = &analysis.dataset.sessions;
     let selected = analysis.dataset.selected.and_then(|i| sessions.get(i));
+    let session_json = |s: &shardscope_core::trace::Session| {
+        let sum = &s.summary;
+        let started = if (sum.started_at_ns - now_ns).abs() <= CLOCK_SLACK_NS {
+            json!("{now}")
+        } else {
+            json!(sum.started_at_ns as i64)
+        };
+        let mut sources = s.sources.clone();
+        sources.sort();
+        json!({
+            "summary": {
+                "session_id": sum.session_id,
+                "status": sum.status.as_str(),
+                "started_at_ns": started,
+                "ended_at_ns": sum.ended_at_ns.map(|v| v as i64),
+                "host": sum.host,
+                "pid": sum.pid as i64,
+                "job_id": sum.job_id,
+                "rank": sum.rank as i64,
+                "local_rank": sum.local_rank as i64,
+                "world_size": sum.world_size as i64,
+                "source": sum.source,
+            },
+            "sources": sources,
+        })
+    };
     json!({
         "session_ids": sessions.iter().map(|s| s.summary.session_id.clone()).collect::<Vec<_>>(),
         "selected_session_id": selected.map(|s| s.summary.session_id.clone()),
         "selected_events": analysis.dataset.selected_events().len(),
+        "sessions": sessions.iter().map(session_json).collect::<Vec<_>>(),
     })
+}
+
+fn now_ns() -> i128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i128)
+        .unwrap_or(0)
 }
 
 #[test]
@@ -138,7 +176,7 @@ fn every_tui_artifact_case_matches_stormlog_exactly() {
     let root = fixtures();
     let traces = traces_dir();
     let cases = cases();
-    assert_eq!(cases.len(), 14, "cases.json lists the fourteen cases");
+    assert_eq!(cases.len(), 18, "cases.json lists the eighteen cases");
     let mut failures = Vec::new();
     let mut checked = 0;
     for case in &cases {
@@ -166,7 +204,7 @@ fn every_tui_artifact_case_matches_stormlog_exactly() {
                 &read_json(&expected_dir.join(format!("{}.load.json", case.name))),
                 &traces,
             );
-            let got = load_json(&analysis);
+            let got = load_json(&analysis, now_ns());
             if got != load {
                 failures.push(format!(
                     "{}.{preset}: sessions\n  got      {got}\n  expected {load}",
@@ -182,7 +220,7 @@ fn every_tui_artifact_case_matches_stormlog_exactly() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(checked, 42, "every case and preset is checked");
+    assert_eq!(checked, 54, "every case and preset is checked");
 }
 
 #[test]

@@ -134,6 +134,13 @@ pub fn synthesize(
         )))
     };
 
+    if fs.kind(path) == PathKind::Dir {
+        // open() of a folder raises IsADirectoryError (an OSError: a warning).
+        return warn(format!(
+            "Failed to read timeline payload {resolved}: [Errno 21] Is a directory: {}",
+            py_str_repr(&resolved)
+        ));
+    }
     let tape = match read_payload(input)? {
         Payload::Parsed(tape) => tape,
         Payload::Unreadable(detail) => {
@@ -161,6 +168,37 @@ pub fn synthesize(
 }
 
 // ── Payload ─────────────────────────────────────────────────────────────────
+
+/// Python's `repr()` of a `str`: single quotes unless it holds `'` and no `"`;
+/// backslashes, the quote and the C0/C1 control characters escaped (other characters
+/// Python deems unprintable, such as U+2028, are kept: paths do not hold them).
+fn py_str_repr(text: &str) -> String {
+    let quote = if text.contains('\'') && !text.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || ('\u{7f}'..='\u{9f}').contains(&c) => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
 
 /// A timeline file read whole: its parsed payload, or why it could not be read (the
 /// detail of the TUI's "Failed to read timeline payload" warning).
@@ -700,6 +738,115 @@ mod tests {
         );
     }
 
+    /// Reads `ok` bytes, then fails with `kind`.
+    struct FailingReader {
+        ok: &'static [u8],
+        kind: std::io::ErrorKind,
+    }
+
+    impl Read for FailingReader {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.ok.is_empty() {
+                return Err(std::io::Error::new(self.kind, "device gone"));
+            }
+            let n = self.ok.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.ok[..n]);
+            self.ok = &self.ok[n..];
+            Ok(n)
+        }
+    }
+
+    /// `synthesize` of `/t/telemetry_timeline.json` opened as `input`.
+    fn synthesize_alone(input: Result<Input<'_>, LoadError>) -> Result<Timeline, LoadError> {
+        let fs = crate::trace::MemFs::new();
+        let (mut strings, mut sources, mut phases) = Default::default();
+        let mut allocator = RankAllocator::default();
+        let mut target = TimelineTarget {
+            strings: &mut strings,
+            sources: &mut sources,
+            phases: &mut phases,
+            allocator: &mut allocator,
+        };
+        synthesize(&fs, "/t/telemetry_timeline.json", input, &mut target)
+    }
+
+    /// The warning's text when the timeline is skipped, the error's kind when it fails.
+    fn synthesize_input(input: Result<Input<'_>, LoadError>) -> Result<String, LoadErrorKind> {
+        match synthesize_alone(input) {
+            Ok(Timeline::Skipped(w)) => Ok(w.message),
+            Ok(Timeline::Synthesized(_)) => Ok("synthesized".to_string()),
+            Err(e) => Err(e.kind),
+        }
+    }
+
+    #[test]
+    fn an_os_error_skips_the_timeline_and_anything_else_fails_it() {
+        // json.load(open(...)) catches OSError (and JSONDecodeError) only.
+        let open_failed = LoadError::new(LoadErrorKind::Io, "t", "cannot open: denied");
+        assert_eq!(
+            synthesize_input(Err(open_failed)),
+            Ok(
+                "Failed to read timeline payload /t/telemetry_timeline.json: cannot open: denied"
+                    .to_string()
+            )
+        );
+        let not_utf8 = LoadError::new(LoadErrorKind::Utf8, "t", "invalid utf-8");
+        assert_eq!(synthesize_input(Err(not_utf8)), Err(LoadErrorKind::Utf8));
+
+        let reader = |kind| {
+            Input::new(
+                "t",
+                Box::new(FailingReader {
+                    ok: b"{\"timestamps\": [1",
+                    kind,
+                }),
+                None,
+            )
+        };
+        let skipped = synthesize_input(reader(std::io::ErrorKind::Other));
+        assert_eq!(
+            skipped,
+            Ok("Failed to read timeline payload /t/telemetry_timeline.json: cannot read: device gone"
+                .to_string())
+        );
+        // A broken gzip stream is not an OSError: the file fails.
+        let broken = synthesize_input(reader(std::io::ErrorKind::InvalidData));
+        assert_eq!(broken, Err(LoadErrorKind::Gzip));
+    }
+
+    #[test]
+    fn a_nan_timestamp_fails_in_the_sampling_interval_first() {
+        // stormlog 0.4.3: `int(round((timestamp - previous_timestamp) * 1000))` raises
+        // "ValueError: cannot convert float NaN to integer" for the second sample,
+        // before that sample's record is converted.
+        let payload =
+            r#"{"timestamps": [1700000000.0, NaN, 1700000000.2], "allocated": [1, 2, 3]}"#;
+        let input = Input::new("t", Box::new(payload.as_bytes()), None);
+        let Err(e) = synthesize_alone(input) else {
+            panic!("a NaN timestamp must fail the file");
+        };
+        assert_eq!(e.message, "cannot convert float NaN to integer");
+        assert_eq!(e.field.as_deref(), Some("timestamps"));
+        assert_eq!(e.record, Some(1));
+    }
+
+    #[test]
+    fn paths_are_quoted_as_python_reprs_them() {
+        // Each expected text is CPython 3.11's repr() of the input.
+        let cases = [
+            ("/a/b.json", "'/a/b.json'"),
+            ("/it's/x", "\"/it's/x\""),
+            ("/it's \"q\"", "'/it\\'s \"q\"'"),
+            (
+                "/a\\b\tc\nd\re\u{1}\u{7f}\u{85}é",
+                "'/a\\\\b\\tc\\nd\\re\\x01\\x7f\\x85é'",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(py_str_repr(text), expected, "{text}");
+        }
+    }
+
     #[test]
     fn iso_dates_convert_like_python_3_11() {
         // Each value was printed by CPython 3.11 (TZ=UTC) as
@@ -790,6 +937,10 @@ mod tests {
         assert_eq!(rank("rank\u{661}\u{662}"), Some(12));
         assert_eq!(rank("\u{17f}rank1"), None);
         assert_eq!(rank("x.rank__1"), None);
+        // The Kelvin sign stands for a `k` only, and only `_`/`-` may sit before the digits.
+        assert_eq!(rank("\u{212a}ank5"), None);
+        assert_eq!(rank("ranx5"), None);
+        assert_eq!(rank("rankx3"), None);
         assert_eq!(
             rank_from_path("/data/rank2/bundle/telemetry_timeline.json").and_then(Result::ok),
             Some(2)

@@ -395,7 +395,13 @@ fn discover_tui_files(fs: &dyn TraceFs, dir: &str) -> (Vec<String>, Vec<String>)
     fn walk(fs: &dyn TraceFs, dir: &str, files: &mut Vec<String>, timelines: &mut Vec<String>) {
         for p in fs.list_dir(dir) {
             match fs.kind(&p) {
-                PathKind::Dir => walk(fs, &p, files, timelines),
+                PathKind::Dir => {
+                    // rglob matches a folder of that name too (open() then fails).
+                    if file_name(&p) == TIMELINE_FILE {
+                        timelines.push(p.clone());
+                    }
+                    walk(fs, &p, files, timelines)
+                }
                 PathKind::File => {
                     let name = logical_name(file_name(&p));
                     let stem_matches = name.contains("events") || name.contains("track");
