@@ -27,6 +27,7 @@ use super::session::{
     stable_legacy_session_id, summary_from_json_any_job, SessionStatus, SessionSummary,
 };
 use crate::json::{py_strip, skip_ws, Node, ParseError, Tape};
+use crate::py::py_repr_str;
 
 /// The file name the TUI synthesizes sessions from.
 pub const TIMELINE_FILE: &str = "telemetry_timeline.json";
@@ -138,7 +139,7 @@ pub fn synthesize(
         // open() of a folder raises IsADirectoryError (an OSError: a warning).
         return warn(format!(
             "Failed to read timeline payload {resolved}: [Errno 21] Is a directory: {}",
-            py_str_repr(&resolved)
+            py_repr_str(&resolved)
         ));
     }
     let tape = match read_payload(input)? {
@@ -168,37 +169,6 @@ pub fn synthesize(
 }
 
 // ── Payload ─────────────────────────────────────────────────────────────────
-
-/// Python's `repr()` of a `str`: single quotes unless it holds `'` and no `"`;
-/// backslashes, the quote and the C0/C1 control characters escaped (other characters
-/// Python deems unprintable, such as U+2028, are kept: paths do not hold them).
-fn py_str_repr(text: &str) -> String {
-    let quote = if text.contains('\'') && !text.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push(quote);
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || ('\u{7f}'..='\u{9f}').contains(&c) => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
 
 /// A timeline file read whole: its parsed payload, or why it could not be read (the
 /// detail of the TUI's "Failed to read timeline payload" warning).
@@ -828,23 +798,6 @@ mod tests {
         assert_eq!(e.message, "cannot convert float NaN to integer");
         assert_eq!(e.field.as_deref(), Some("timestamps"));
         assert_eq!(e.record, Some(1));
-    }
-
-    #[test]
-    fn paths_are_quoted_as_python_reprs_them() {
-        // Each expected text is CPython 3.11's repr() of the input.
-        let cases = [
-            ("/a/b.json", "'/a/b.json'"),
-            ("/it's/x", "\"/it's/x\""),
-            ("/it's \"q\"", "'/it\\'s \"q\"'"),
-            (
-                "/a\\b\tc\nd\re\u{1}\u{7f}\u{85}é",
-                "'/a\\\\b\\tc\\nd\\re\\x01\\x7f\\x85é'",
-            ),
-        ];
-        for (text, expected) in cases {
-            assert_eq!(py_str_repr(text), expected, "{text}");
-        }
     }
 
     #[test]
