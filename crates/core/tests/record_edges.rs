@@ -5,6 +5,8 @@
 //! exception it raised, or its sessions with their summaries and events. Every case must
 //! load here to the same sessions and events, or fail with the same message.
 
+mod common;
+
 use serde_json::{json, Value};
 use shardscope_core::trace::load::json_default_session_id;
 use shardscope_core::trace::{load, LoadOptions, LoadOutcome, MemFs, TraceFs, NO_STR};
@@ -79,19 +81,11 @@ fn rendered(outcome: &LoadOutcome, default: &str) -> Value {
                 })
                 .collect();
             json!({
-                "summary": {
-                    "session_id": sid(&s.session_id),
-                    "status": s.status.as_str(),
-                    "started_at_ns": s.started_at_ns as i64,
-                    "ended_at_ns": s.ended_at_ns.map(|v| v as i64),
-                    "host": s.host,
-                    "pid": s.pid as i64,
-                    "job_id": s.job_id,
-                    "rank": s.rank as i64,
-                    "local_rank": s.local_rank as i64,
-                    "world_size": s.world_size as i64,
-                    "source": s.source,
-                },
+                "summary": common::summary_json(
+                    s,
+                    json!(sid(&s.session_id)),
+                    json!(s.started_at_ns as i64),
+                ),
                 "events": events,
             })
         })

@@ -5,6 +5,8 @@
 //! exactly, the TUI's warnings (message, file, line) in its order, which session was
 //! selected with how many events, and every session's summary and sources.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
@@ -140,19 +142,7 @@ fn load_json(analysis: &Analysis, now_ns: i128) -> Value {
         let mut sources = s.sources.clone();
         sources.sort();
         json!({
-            "summary": {
-                "session_id": sum.session_id,
-                "status": sum.status.as_str(),
-                "started_at_ns": started,
-                "ended_at_ns": sum.ended_at_ns.map(|v| v as i64),
-                "host": sum.host,
-                "pid": sum.pid as i64,
-                "job_id": sum.job_id,
-                "rank": sum.rank as i64,
-                "local_rank": sum.local_rank as i64,
-                "world_size": sum.world_size as i64,
-                "source": sum.source,
-            },
+            "summary": common::summary_json(sum, json!(sum.session_id), started),
             "sources": sources,
         })
     };

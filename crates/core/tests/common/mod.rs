@@ -75,3 +75,25 @@ pub fn run_settings(
     let results = analysis.attribution.map_err(|e| e.to_string())?.results;
     serde_json::to_value(&results).map_err(|e| e.to_string())
 }
+
+/// A session summary in the shape of stormlog's `dataclasses.asdict(SessionSummary)`,
+/// with the session id and start time as the fixture writes them.
+pub fn summary_json(
+    s: &shardscope_core::trace::SessionSummary,
+    session_id: Value,
+    started_at_ns: Value,
+) -> Value {
+    serde_json::json!({
+        "session_id": session_id,
+        "status": s.status.as_str(),
+        "started_at_ns": started_at_ns,
+        "ended_at_ns": s.ended_at_ns.map(|v| v as i64),
+        "host": s.host,
+        "pid": s.pid as i64,
+        "job_id": s.job_id,
+        "rank": s.rank as i64,
+        "local_rank": s.local_rank as i64,
+        "world_size": s.world_size as i64,
+        "source": s.source,
+    })
+}
