@@ -667,6 +667,22 @@ mod tests {
         let mut tape = Tape::default();
         assert_eq!(tape.parse_value_unshaped(text, 0, true), Ok(text.len()));
         assert_eq!(tape.parse_value_unshaped(text, 0, false), Ok(text.len()));
+        // Learn the record's layout, so the shaped parse below tries it on every prefix.
+        assert_eq!(tape.parse_value(text, 0, true), Ok(text.len()));
+        // Nothing at all, or only whitespace, is cut before the value's first byte.
+        for blank in [&b""[..], b" \n\t "] {
+            assert_eq!(
+                tape.parse_value_unshaped(blank, 0, false),
+                Err(ParseError::Incomplete)
+            );
+            assert!(matches!(
+                tape.parse_value(blank, 0, true),
+                Err(ParseError::Syntax {
+                    message: "Expecting value",
+                    ..
+                })
+            ));
+        }
         for cut in 1..text.len() {
             let prefix = &text[..cut];
             // More may come: never a value, never an error.
@@ -676,13 +692,18 @@ mod tests {
                 "cut after {:?}",
                 String::from_utf8_lossy(prefix)
             );
-            // The input ended there: Python's syntax error, never "incomplete".
-            let at_end = tape.parse_value_unshaped(prefix, 0, true);
-            assert!(
-                matches!(at_end, Err(ParseError::Syntax { .. })),
-                "cut after {:?} at the end of the input: {at_end:?}",
-                String::from_utf8_lossy(prefix)
-            );
+            // The input ended there: Python's syntax error, never "incomplete" (callers
+            // that pass `eof == true` rely on it), with or without a learned layout.
+            for at_end in [
+                tape.parse_value_unshaped(prefix, 0, true),
+                tape.parse_value(prefix, 0, true),
+            ] {
+                assert!(
+                    matches!(at_end, Err(ParseError::Syntax { .. })),
+                    "cut after {:?} at the end of the input: {at_end:?}",
+                    String::from_utf8_lossy(prefix)
+                );
+            }
         }
     }
 
