@@ -1,15 +1,20 @@
 //! Bakes a build identity into the page and the worker (`SHARDSCOPE_BUILD_ID`): a hash of
-//! every source that can change what crosses the protocol (this crate's and the core's
-//! sources, the manifests, the lock file). Both are compiled from this crate, so they agree
-//! exactly when they come from the same sources; a worker cached from an older deploy does
-//! not, and the page refuses it (see `protocol::BUILD_ID`).
+//! every source that can change what crosses the protocol (this crate's and those of the
+//! crates it is compiled from, their manifests, the lock file). Both are compiled from this
+//! crate, so they agree exactly when they come from the same sources; a worker cached from
+//! an older deploy does not, and the page refuses it (see `protocol::BUILD_ID`).
 
 use std::path::{Path, PathBuf};
 
-const INPUTS: [&str; 5] = [
+const INPUTS: [&str; 9] = [
     "src",
-    "crates/core/src",
-    "crates/core/Cargo.toml",
+    // Every crate the page and the worker are compiled from (sources and manifests).
+    "crates/text",
+    "crates/trace",
+    "crates/attribution",
+    "crates/explorer",
+    "crates/session",
+    "crates/view",
     "Cargo.toml",
     "Cargo.lock",
 ];
